@@ -1,0 +1,702 @@
+//! The catalog: vendor devices, hosts and prices read from TOML files, each
+//! number traceable to a `[source.*]` entry. This module owns the file schema
+//! and the checks a catalog must pass before any deployment is resolved
+//! against it; the arithmetic on these numbers lives in `device`, `host`,
+//! `limits` and `cost`.
+
+use crate::error::{from_toml_error, nearest, Location, ModelError, Result};
+use crate::num::Num;
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------- schema
+
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogFile {
+    #[serde(default)]
+    pub source: IndexMap<String, SourceSpec>,
+    #[serde(default)]
+    pub device: Vec<DeviceSpec>,
+    #[serde(default)]
+    pub host: Vec<HostSpec>,
+    #[serde(default)]
+    pub price: Vec<PriceSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// A URL, or `owner/repo path@commit` for a vendor's documentation repo.
+    pub url: String,
+    /// The date the source gives for itself (`ms.date`, last change, page date).
+    pub date: String,
+    /// `vendor` (the vendor's own page, docs repo or API model), `secondary`
+    /// (a third party reproducing vendor data), or `unverified`.
+    #[serde(default = "vendor")]
+    pub status: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+fn vendor() -> String {
+    "vendor".into()
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceKind {
+    /// A block volume attached to a host (EBS, Azure managed disk).
+    Volume,
+    /// A file system reached over the network (FSx).
+    FileSystem,
+    /// A device inside the host (instance store, on-premises disks).
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Media {
+    Ssd,
+    Hdd,
+}
+
+/// How an I/O of a given size counts against an IOPS limit.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Accounting {
+    /// I/Os up to this size count as one; larger ones count once per unit.
+    pub unit_kib: Num,
+    /// Whether physically sequential I/Os are merged up to the unit (EBS).
+    #[serde(default)]
+    pub merge_sequential: bool,
+    /// Whether each counted I/O draws a whole unit from the throughput
+    /// budget, however small it is (EBS HDD: "an I/O ≤1 MiB counts as a
+    /// 1 MiB credit").
+    #[serde(default)]
+    pub charge_whole_unit: bool,
+}
+
+/// A provisioning rule for one quantity (IOPS or throughput). `rule` picks
+/// the vendor's arithmetic.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Rule {
+    /// A fixed figure (Azure tiers, local devices).
+    Fixed { value: Num },
+    /// `clamp(per_gib × size, min, max)` (gp2 IOPS, st1 baseline).
+    PerGib { per_gib: Num, #[serde(default)] min: Option<Num>, #[serde(default)] max: Option<Num> },
+    /// `clamp(per_iops × provisioned IOPS, min, max)` (io1, io2 throughput).
+    PerIops { per_iops: Num, #[serde(default)] min: Option<Num>, max: Num },
+    /// The user provisions the figure within `[min, max]` and within a ratio
+    /// to size (`max_base + max_per_gib × (size − max_per_gib_after_gib)`) or
+    /// to provisioned IOPS (`max_per_iops × iops`).
+    Provisioned {
+        min: Num,
+        max: Num,
+        #[serde(default)]
+        default: Option<Num>,
+        /// Included in the storage price (gp3's 3,000 IOPS and 125 MiB/s).
+        #[serde(default)]
+        included: Option<Num>,
+        #[serde(default)]
+        max_per_gib: Option<Num>,
+        #[serde(default)]
+        max_per_gib_after_gib: Option<Num>,
+        #[serde(default)]
+        max_base: Option<Num>,
+        #[serde(default)]
+        max_per_iops: Option<Num>,
+    },
+    /// Size bands (gp2 throughput): the last band whose `min_gib` ≤ size.
+    Tiers { tiers: Vec<Tier> },
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tier {
+    pub min_gib: Num,
+    pub value: Num,
+    /// A higher figure reached while the device's burst bucket holds credits.
+    #[serde(default)]
+    pub burst: Option<Num>,
+}
+
+/// A token bucket in catalog terms. The peak is fixed or per GiB (capped);
+/// the capacity is fixed, per GiB, or "enough for `duration_s` at the peak"
+/// above the baseline. Tokens refill at the baseline rate and every counted
+/// unit of work takes one, so the burst lasts `capacity / (peak − baseline)`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstRule {
+    #[serde(default)]
+    pub peak: Option<Num>,
+    #[serde(default)]
+    pub peak_per_gib: Option<Num>,
+    #[serde(default)]
+    pub peak_max: Option<Num>,
+    #[serde(default)]
+    pub capacity: Option<Num>,
+    #[serde(default)]
+    pub capacity_per_gib: Option<Num>,
+    #[serde(default)]
+    pub duration_s: Option<Num>,
+    /// Bursting applies only to sizes up to this (Azure credit bursting:
+    /// P20 and smaller).
+    #[serde(default)]
+    pub max_size_gib: Option<Num>,
+}
+
+/// Azure on-demand bursting (Premium SSD P30 and larger, opt-in, billed per
+/// burst transaction): a higher cap with no bucket.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnDemandBurst {
+    pub iops: Num,
+    pub mib_s: Num,
+    #[serde(default)]
+    pub min_size_gib: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeRule {
+    #[serde(default)]
+    pub fixed: Option<Num>,
+    #[serde(default)]
+    pub min: Option<Num>,
+    #[serde(default)]
+    pub max: Option<Num>,
+    #[serde(default)]
+    pub default: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostCacheRule {
+    /// The largest disk that host caching supports ("Disk caching isn't
+    /// supported for disks 4 TiB and larger").
+    pub max_gib: Num,
+}
+
+/// Per-direction caps of local devices, whose vendors publish read and write
+/// figures separately.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionalCaps {
+    #[serde(default)]
+    pub read_iops: Option<Num>,
+    #[serde(default)]
+    pub write_iops: Option<Num>,
+    #[serde(default)]
+    pub read_mib_s: Option<Num>,
+    #[serde(default)]
+    pub write_mib_s: Option<Num>,
+}
+
+/// One throughput-capacity level of a file system (FSx tables).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsLevel {
+    pub throughput_mb_s: Num,
+    pub network_mb_s: Num,
+    #[serde(default)]
+    pub network_burst_mb_s: Option<Num>,
+    #[serde(default)]
+    pub memory_gb: Option<Num>,
+    pub disk_mb_s: Num,
+    #[serde(default)]
+    pub disk_burst_mb_s: Option<Num>,
+    pub disk_iops: Num,
+    #[serde(default)]
+    pub disk_burst_iops: Option<Num>,
+    #[serde(default)]
+    pub src: Option<String>,
+}
+
+/// File-system storage rules: what the SSD tier gives per GiB, and how long
+/// the file server's bursts last.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsStorage {
+    pub min_gib: Num,
+    pub max_gib: Num,
+    pub iops_per_gib: Num,
+    pub mb_s_per_gib: Num,
+    /// Disk burst "30 mins a day".
+    #[serde(default)]
+    pub disk_burst_s: Option<Num>,
+    /// Network burst "a few minutes a day".
+    #[serde(default)]
+    pub network_burst_s: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencySpec {
+    pub read_median_us: Num,
+    pub read_p99_us: Num,
+    pub write_median_us: Num,
+    pub write_p99_us: Num,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathKind {
+    Block,
+    Smb,
+    Iscsi,
+    Nfs,
+}
+
+impl PathKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PathKind::Block => "block",
+            PathKind::Smb => "smb",
+            PathKind::Iscsi => "iscsi",
+            PathKind::Nfs => "nfs",
+        }
+    }
+    pub fn is_network(self) -> bool {
+        !matches!(self, PathKind::Block)
+    }
+}
+
+/// What a host must offer for a device (io2 Block Express: a BE-capable
+/// instance; io1/io2 above 32,000 IOPS: Nitro).
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    #[serde(default)]
+    pub block_express: bool,
+    #[serde(default)]
+    pub premium_storage: bool,
+    /// Above this many provisioned IOPS the host must be Nitro.
+    #[serde(default)]
+    pub nitro_above_iops: Option<Num>,
+    /// Which host families may attach it (`aws`, `azure`, `local`).
+    #[serde(default)]
+    pub cloud: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceSpec {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub src: Option<String>,
+    pub kind: DeviceKind,
+    pub media: Media,
+    pub accounting: Accounting,
+    pub size_gib: SizeRule,
+    #[serde(default)]
+    pub iops: Option<Rule>,
+    #[serde(default)]
+    pub throughput_mib_s: Option<Rule>,
+    #[serde(default)]
+    pub directional: Option<DirectionalCaps>,
+    #[serde(default)]
+    pub iops_burst: Option<BurstRule>,
+    #[serde(default)]
+    pub throughput_burst: Option<BurstRule>,
+    #[serde(default)]
+    pub on_demand_burst: Option<OnDemandBurst>,
+    #[serde(default)]
+    pub host_cache: Option<HostCacheRule>,
+    #[serde(default)]
+    pub requires: Option<Requires>,
+    #[serde(default)]
+    pub levels: Vec<FsLevel>,
+    #[serde(default)]
+    pub storage: Option<FsStorage>,
+    #[serde(default)]
+    pub latency: Option<LatencySpec>,
+    #[serde(default = "block_only")]
+    pub paths: Vec<PathKind>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+fn block_only() -> Vec<PathKind> {
+    vec![PathKind::Block]
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostKind {
+    Ec2,
+    Rds,
+    AzureVm,
+    Local,
+}
+
+/// EC2 EBS-optimized limits (measured with 16 KiB I/O for IOPS and 128 KiB
+/// streaming reads for throughput), with the "30 minutes at least once every
+/// 24 hours" burst of the smaller sizes.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EbsLimits {
+    pub baseline_iops: Num,
+    pub max_iops: Num,
+    pub baseline_mb_s: Num,
+    pub max_mb_s: Num,
+    #[serde(default)]
+    pub burst_s: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkLimits {
+    pub baseline_gbps: Num,
+    #[serde(default)]
+    pub burst_gbps: Option<Num>,
+    #[serde(default)]
+    pub burst_s: Option<Num>,
+    /// One flow (TCP connection) outside a cluster placement group.
+    #[serde(default)]
+    pub flow_gbps: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AzureCaps {
+    pub iops: Num,
+    pub mib_s: Num,
+    #[serde(default)]
+    pub cache_gib: Option<Num>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AzureBurst {
+    pub iops: Num,
+    pub mib_s: Num,
+    pub duration_s: Num,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstanceStore {
+    pub device: String,
+    pub count: u32,
+}
+
+/// RDS puts storage on several volumes above engine-specific sizes.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdsStriping {
+    pub engines: Vec<String>,
+    pub devices: Vec<String>,
+    pub min_gib: Num,
+    pub volumes: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub src: Option<String>,
+    pub kind: HostKind,
+    #[serde(default)]
+    pub vcpus: Option<Num>,
+    #[serde(default)]
+    pub memory_gib: Option<Num>,
+    #[serde(default)]
+    pub nitro: bool,
+    #[serde(default)]
+    pub block_express: bool,
+    #[serde(default)]
+    pub premium_storage: bool,
+    #[serde(default)]
+    pub ebs: Option<EbsLimits>,
+    #[serde(default)]
+    pub network: Option<NetworkLimits>,
+    #[serde(default)]
+    pub uncached: Option<AzureCaps>,
+    #[serde(default)]
+    pub uncached_burst: Option<AzureBurst>,
+    #[serde(default)]
+    pub cached: Option<AzureCaps>,
+    #[serde(default)]
+    pub max_data_disks: Option<Num>,
+    #[serde(default)]
+    pub instance_store: Option<InstanceStore>,
+    #[serde(default)]
+    pub rds_striping: Vec<RdsStriping>,
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// One priced component: `usd` per `unit` of `item` in `region`, for the
+/// quantity above `above` (free allowance) and up to `upto` (tier end).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceSpec {
+    pub region: String,
+    pub item: String,
+    pub unit: PriceUnit,
+    pub usd: Num,
+    #[serde(default)]
+    pub above: Option<f64>,
+    #[serde(default)]
+    pub upto: Option<f64>,
+    /// For hosts: `linux`, `windows`, `windows-sql-standard`, ...
+    #[serde(default)]
+    pub license: Option<String>,
+    /// For file systems: `single-az` or `multi-az`.
+    #[serde(default)]
+    pub deployment: Option<String>,
+    #[serde(default)]
+    pub src: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriceUnit {
+    GibMonth,
+    IopsMonth,
+    MibSMonth,
+    MbSMonth,
+    DiskMonth,
+    Hour,
+}
+
+impl PriceUnit {
+    pub fn name(self) -> &'static str {
+        match self {
+            PriceUnit::GibMonth => "GiB-month",
+            PriceUnit::IopsMonth => "IOPS-month",
+            PriceUnit::MibSMonth => "MiB/s-month",
+            PriceUnit::MbSMonth => "MB/s-month",
+            PriceUnit::DiskMonth => "disk-month",
+            PriceUnit::Hour => "hour",
+        }
+    }
+}
+
+// ---------------------------------------------------------------- catalog
+
+/// A source as resolved for one number, for printing and JSON.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Provenance {
+    pub key: String,
+    pub url: String,
+    pub date: String,
+    pub status: String,
+    pub verified: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub sources: IndexMap<String, SourceSpec>,
+    pub devices: IndexMap<String, DeviceSpec>,
+    pub hosts: IndexMap<String, HostSpec>,
+    pub prices: Vec<PriceSpec>,
+    /// Which file each id came from, for messages.
+    pub origin: IndexMap<String, String>,
+}
+
+impl Catalog {
+    /// Builds a catalog from `(file name, TOML text)` pairs. Later files may
+    /// not redefine an id of an earlier one (that would hide a vendor figure
+    /// silently); users add ids of their own.
+    pub fn from_sources<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Catalog> {
+        let mut cat = Catalog::default();
+        for (name, text) in files {
+            let de = toml::Deserializer::new(text);
+            let file: CatalogFile =
+                serde_path_to_error::deserialize(de).map_err(|e| from_toml_error(name, text, e, true))?;
+            cat.add_file(name, file)?;
+        }
+        cat.check()?;
+        Ok(cat)
+    }
+
+    fn add_file(&mut self, name: &str, file: CatalogFile) -> Result<()> {
+        for (k, s) in file.source {
+            if let Some(prev) = self.sources.get(&k) {
+                if prev.url != s.url {
+                    return Err(ModelError::invalid_catalog(
+                        Location::new(name, &format!("source.{k}"), ""),
+                        "source key defined twice with different urls — rename one",
+                    ));
+                }
+            }
+            self.sources.insert(k, s);
+        }
+        for (i, d) in file.device.into_iter().enumerate() {
+            let at = Location::new(name, &format!("device[{i}]"), "id");
+            self.claim_id(&d.id, name, at)?;
+            self.devices.insert(d.id.clone(), d);
+        }
+        for (i, h) in file.host.into_iter().enumerate() {
+            let at = Location::new(name, &format!("host[{i}]"), "id");
+            self.claim_id(&h.id, name, at)?;
+            self.hosts.insert(h.id.clone(), h);
+        }
+        for p in file.price {
+            self.origin.entry(format!("price:{}:{}", p.region, p.item)).or_insert_with(|| name.to_string());
+            self.prices.push(p);
+        }
+        Ok(())
+    }
+
+    fn claim_id(&mut self, id: &str, file: &str, at: Location) -> Result<()> {
+        if let Some(prev) = self.origin.get(id) {
+            return Err(ModelError::invalid_catalog(
+                at,
+                format!("id '{id}' is already defined in {prev} — give your entry an id of its own"),
+            ));
+        }
+        if id.split('/').count() < 2 || id.contains(' ') {
+            return Err(ModelError::invalid_catalog(at, format!("id '{id}' must look like 'vendor/family/name'")));
+        }
+        self.origin.insert(id.to_string(), file.to_string());
+        Ok(())
+    }
+
+    /// Every number's source key must exist; every entry with bare numbers
+    /// must name a default `src`; instance-store devices must exist.
+    fn check(&self) -> Result<()> {
+        for (id, d) in &self.devices {
+            let file = self.origin.get(id).cloned().unwrap_or_default();
+            let json = serde_json::to_value(d).expect("device spec serialises");
+            self.check_sources(&file, id, d.src.as_deref(), &json)?;
+        }
+        for (id, h) in &self.hosts {
+            let file = self.origin.get(id).cloned().unwrap_or_default();
+            let json = serde_json::to_value(h).expect("host spec serialises");
+            self.check_sources(&file, id, h.src.as_deref(), &json)?;
+            if let Some(store) = &h.instance_store {
+                if !self.devices.contains_key(&store.device) {
+                    return Err(ModelError::UnknownId {
+                        at: Location::new(&file, id, "instance_store.device"),
+                        what: "device",
+                        id: store.device.clone(),
+                        suggestion: nearest(&store.device, self.devices.keys().map(|s| s.as_str())),
+                        catalog: true,
+                    });
+                }
+            }
+        }
+        for p in &self.prices {
+            let file = self.origin.get(&format!("price:{}:{}", p.region, p.item)).cloned().unwrap_or_default();
+            let key = p.usd.src.as_deref().or(p.src.as_deref());
+            let entry = format!("price {} {}", p.region, p.item);
+            match key {
+                None if p.usd.verified => {
+                    return Err(ModelError::Missing {
+                        at: Location::new(&file, &entry, "src"),
+                        hint: "every price needs a source key, or verified = false".into(),
+                        catalog: true,
+                    })
+                }
+                Some(k) if !self.sources.contains_key(k) => return Err(self.unknown_source(&file, &entry, k)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn unknown_source(&self, file: &str, entry: &str, key: &str) -> ModelError {
+        ModelError::UnknownId {
+            at: Location::new(file, entry, "src"),
+            what: "source",
+            id: key.to_string(),
+            suggestion: nearest(key, self.sources.keys().map(|s| s.as_str())),
+            catalog: true,
+        }
+    }
+
+    /// Walks a serialised entry: every `{value, src, verified}` table (a
+    /// `Num`) needs a source of its own or the entry's.
+    fn check_sources(&self, file: &str, id: &str, default: Option<&str>, v: &serde_json::Value) -> Result<()> {
+        if let Some(k) = default {
+            if !self.sources.contains_key(k) {
+                return Err(self.unknown_source(file, id, k));
+            }
+        }
+        fn walk(cat: &Catalog, file: &str, id: &str, path: &str, default: Option<&str>, v: &serde_json::Value) -> Result<()> {
+            match v {
+                serde_json::Value::Object(m) => {
+                    let is_num = m.contains_key("value") && m.contains_key("verified");
+                    if is_num {
+                        let src = m.get("src").and_then(|s| s.as_str());
+                        let verified = m.get("verified").and_then(|b| b.as_bool()).unwrap_or(true);
+                        match src.or(default) {
+                            Some(k) if !cat.sources.contains_key(k) => return Err(cat.unknown_source(file, id, k)),
+                            None if verified => {
+                                return Err(ModelError::Missing {
+                                    at: Location::new(file, id, path),
+                                    hint: "a number needs a source: give the entry `src = \"...\"` or the number `{ value = ..., src = \"...\" }`, or mark it verified = false".into(),
+                                    catalog: true,
+                                })
+                            }
+                            _ => {}
+                        }
+                        return Ok(());
+                    }
+                    // A level or tier may carry its own default source.
+                    let local = m.get("src").and_then(|s| s.as_str()).or(default);
+                    for (k, child) in m {
+                        let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                        walk(cat, file, id, &p, local, child)?;
+                    }
+                }
+                serde_json::Value::Array(a) => {
+                    for (i, child) in a.iter().enumerate() {
+                        walk(cat, file, id, &format!("{path}[{i}]"), default, child)?;
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+        walk(self, file, id, "", default, v)
+    }
+
+    pub fn device(&self, id: &str, at: Location) -> Result<&DeviceSpec> {
+        self.devices.get(id).ok_or_else(|| ModelError::UnknownId {
+            at,
+            what: "device",
+            suggestion: nearest(id, self.devices.keys().map(|s| s.as_str())),
+            id: id.to_string(),
+            catalog: false,
+        })
+    }
+
+    pub fn host(&self, id: &str, at: Location) -> Result<&HostSpec> {
+        self.hosts.get(id).ok_or_else(|| ModelError::UnknownId {
+            at,
+            what: "host",
+            suggestion: nearest(id, self.hosts.keys().map(|s| s.as_str())),
+            id: id.to_string(),
+            catalog: false,
+        })
+    }
+
+    /// The provenance of a number: its own source, else its entry's.
+    pub fn provenance(&self, n: &Num, entry_src: Option<&str>) -> Option<Provenance> {
+        let key = n.src.as_deref().or(entry_src)?;
+        let s = self.sources.get(key)?;
+        Some(Provenance {
+            key: key.to_string(),
+            url: s.url.clone(),
+            date: s.date.clone(),
+            status: s.status.clone(),
+            verified: n.verified && s.status != "unverified",
+        })
+    }
+
+    /// Regions that have at least one price.
+    pub fn regions(&self) -> Vec<String> {
+        let mut r: Vec<String> = self.prices.iter().map(|p| p.region.clone()).collect();
+        r.sort();
+        r.dedup();
+        r
+    }
+}

@@ -1,0 +1,399 @@
+//! A deployment: one config of a scenario resolved against the catalog — the
+//! host with its limits and buckets, and each pool with its provisioned
+//! devices, layout, path and host cache — and checked. Impossible
+//! provisioning is an error, not a warning.
+
+use crate::bucket::Bucket;
+use crate::catalog::{Catalog, DeviceKind, HostKind, HostSpec, PathKind};
+use crate::device::{provision, BucketRef, Cap, DeviceModel, Provisioning, GIB, MB, MIB};
+use crate::error::{Location, ModelError, Result};
+use crate::scenario::{Bursting, ConfigSpec, HostCacheMode, Layout, PoolSpec, Role, ScenarioFile};
+use serde::Serialize;
+
+/// Default stripe unit: LVM's default stripe size (64 KiB), also the
+/// interleave the DESIGN.md example uses.
+pub const DEFAULT_STRIPE_KIB: u32 = 64;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostModel {
+    pub id: String,
+    pub title: String,
+    pub kind: HostKind,
+    pub vcpus: Option<f64>,
+    pub memory_gib: Option<f64>,
+    /// EC2/RDS: the instance's EBS limits, in counted I/Os and bytes.
+    pub ebs_iops: Option<Cap>,
+    pub ebs_bytes_s: Option<Cap>,
+    pub ebs_iops_bucket: Option<Bucket>,
+    pub ebs_bytes_bucket: Option<Bucket>,
+    /// Azure: the VM's uncached (disk) limits and cached limits.
+    pub uncached_iops: Option<Cap>,
+    pub uncached_bytes_s: Option<Cap>,
+    pub uncached_iops_bucket: Option<Bucket>,
+    pub uncached_bytes_bucket: Option<Bucket>,
+    pub cached_iops: Option<f64>,
+    pub cached_bytes_s: Option<f64>,
+    pub cache_gib: Option<f64>,
+    pub network_bytes_s: Option<Cap>,
+    pub flow_bytes_s: Option<f64>,
+    pub unverified: Vec<String>,
+}
+
+impl HostModel {
+    /// The short name used in binding strings (`t3.medium`, `Standard_DS4_v2`).
+    pub fn short(&self) -> &str {
+        self.id.rsplit('/').next().unwrap_or(&self.id)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Pool {
+    pub role: Role,
+    pub layout: Layout,
+    pub count: u32,
+    pub stripe_bytes: f64,
+    pub host_cache: HostCacheMode,
+    pub path: PathKind,
+    /// Network flows (TCP connections) the pool's traffic rides on.
+    pub flows: u32,
+    pub device: DeviceModel,
+    /// RDS storage striping applied by the service.
+    pub rds_striped_from: Option<f64>,
+    /// FSx deployment type, for prices.
+    pub fs_deployment: Option<String>,
+    pub on_demand_burst: bool,
+}
+
+impl Pool {
+    pub fn label(&self) -> String {
+        format!("pool {}", self.role.name())
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Deployment {
+    pub name: String,
+    pub title: Option<String>,
+    pub region: Option<String>,
+    pub license: String,
+    pub engine: Option<String>,
+    pub host: HostModel,
+    pub pools: Vec<Pool>,
+}
+
+fn vendor(id: &str) -> &str {
+    id.split('/').next().unwrap_or("")
+}
+
+fn host_model(h: &HostSpec) -> HostModel {
+    let mut unverified = Vec::new();
+    let mut n = |what: &str, x: &crate::num::Num| {
+        if !x.verified {
+            unverified.push(format!("{} {what}", h.id));
+        }
+        x.value
+    };
+    let vcpus = h.vcpus.as_ref().map(|v| n("vCPUs", v));
+    let memory_gib = h.memory_gib.as_ref().map(|v| n("memory", v));
+    let (mut ebs_iops, mut ebs_bytes_s, mut ebs_iops_bucket, mut ebs_bytes_bucket) = (None, None, None, None);
+    if let Some(e) = &h.ebs {
+        let (bi, mi) = (n("EBS baseline IOPS", &e.baseline_iops), n("EBS max IOPS", &e.max_iops));
+        let (bb, mb) = (n("EBS baseline MB/s", &e.baseline_mb_s) * MB, n("EBS max MB/s", &e.max_mb_s) * MB);
+        match (&e.burst_s, mi > bi) {
+            (Some(d), true) => {
+                // "maximum performance for 30 minutes at least once every 24
+                // hours": a bucket that holds 30 min above the baseline.
+                let d = n("EBS burst duration", d);
+                ebs_iops = Some(Cap { baseline: bi, peak: mi, bucket: Some(BucketRef::Iops) });
+                ebs_bytes_s = Some(Cap { baseline: bb, peak: mb, bucket: Some(BucketRef::Bytes) });
+                ebs_iops_bucket = Some(Bucket::full((mi - bi) * d, bi, mi));
+                ebs_bytes_bucket = Some(Bucket::full((mb - bb) * d, bb, mb));
+            }
+            _ => {
+                ebs_iops = Some(Cap::flat(mi.max(bi)));
+                ebs_bytes_s = Some(Cap::flat(mb.max(bb)));
+            }
+        }
+    }
+    let (mut uncached_iops, mut uncached_bytes_s, mut uncached_iops_bucket, mut uncached_bytes_bucket) = (None, None, None, None);
+    if let Some(u) = &h.uncached {
+        let (i, b) = (n("uncached IOPS", &u.iops), n("uncached MB/s", &u.mib_s) * MIB);
+        uncached_iops = Some(Cap::flat(i));
+        uncached_bytes_s = Some(Cap::flat(b));
+        if let Some(burst) = &h.uncached_burst {
+            let (pi, pb, d) = (n("burst IOPS", &burst.iops), n("burst MB/s", &burst.mib_s) * MIB, n("burst duration", &burst.duration_s));
+            if pi > i {
+                uncached_iops = Some(Cap { baseline: i, peak: pi, bucket: Some(BucketRef::Iops) });
+                uncached_iops_bucket = Some(Bucket::full((pi - i) * d, i, pi));
+            }
+            if pb > b {
+                uncached_bytes_s = Some(Cap { baseline: b, peak: pb, bucket: Some(BucketRef::Bytes) });
+                uncached_bytes_bucket = Some(Bucket::full((pb - b) * d, b, pb));
+            }
+        }
+    }
+    let cached_iops = h.cached.as_ref().map(|c| n("cached IOPS", &c.iops));
+    let cached_bytes_s = h.cached.as_ref().map(|c| n("cached MB/s", &c.mib_s) * MIB);
+    let cache_gib = h.cached.as_ref().and_then(|c| c.cache_gib.as_ref()).map(|g| n("cache size", g));
+    let network_bytes_s = h.network.as_ref().map(|net| {
+        let base = n("network baseline", &net.baseline_gbps) * 1e9 / 8.0;
+        match &net.burst_gbps {
+            Some(b) if b.value * 1e9 / 8.0 > base => {
+                Cap { baseline: base, peak: n("network burst", b) * 1e9 / 8.0, bucket: Some(BucketRef::Network) }
+            }
+            _ => Cap::flat(base),
+        }
+    });
+    let flow_bytes_s = h.network.as_ref().and_then(|net| net.flow_gbps.as_ref()).map(|f| n("single-flow limit", f) * 1e9 / 8.0);
+    unverified.dedup();
+    HostModel {
+        id: h.id.clone(),
+        title: h.title.clone(),
+        kind: h.kind,
+        vcpus,
+        memory_gib,
+        ebs_iops,
+        ebs_bytes_s,
+        ebs_iops_bucket,
+        ebs_bytes_bucket,
+        uncached_iops,
+        uncached_bytes_s,
+        uncached_iops_bucket,
+        uncached_bytes_bucket,
+        cached_iops,
+        cached_bytes_s,
+        cache_gib,
+        network_bytes_s,
+        flow_bytes_s,
+        unverified,
+    }
+}
+
+/// Resolves every config of a scenario, in file order.
+pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<Deployment>> {
+    if sc.configs.is_empty() {
+        return Err(ModelError::Missing {
+            at: Location::new(file, "configs", ""),
+            hint: "a scenario needs at least one [configs.NAME] table with a host and [[configs.NAME.pools]]".into(),
+            catalog: false,
+        });
+    }
+    sc.configs.iter().map(|(name, c)| resolve(cat, file, name, c, sc.region.as_deref())).collect()
+}
+
+pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: Option<&str>) -> Result<Deployment> {
+    let entry = format!("configs.{name}");
+    let hspec = cat.host(&cfg.host, Location::new(file, &entry, "host"))?;
+    let host = host_model(hspec);
+    if cfg.pools.is_empty() {
+        return Err(ModelError::Missing {
+            at: Location::new(file, &entry, "pools"),
+            hint: format!("config '{name}' needs at least one [[{entry}.pools]] entry with a device"),
+            catalog: false,
+        });
+    }
+    let engine = cfg.engine.as_ref().map(|e| e.to_ascii_lowercase());
+    if let Some(e) = &engine {
+        const ENGINES: [&str; 6] = ["sqlserver", "postgres", "mysql", "mariadb", "oracle", "db2"];
+        if !ENGINES.contains(&e.as_str()) {
+            return Err(ModelError::invalid(
+                Location::new(file, &entry, "engine"),
+                format!("unknown engine '{e}' — one of {}{}", ENGINES.join(", "), crate::error::nearest(e, ENGINES).map(|s| format!("; did you mean '{s}'?")).unwrap_or_default()),
+            ));
+        }
+    }
+
+    let mut pools = Vec::new();
+    let mut attached_disks = 0u32;
+    for (i, p) in cfg.pools.iter().enumerate() {
+        let pentry = format!("{entry}.pools[{i}]");
+        let pool = resolve_pool(cat, file, &pentry, hspec, engine.as_deref(), p)?;
+        if pool.device.kind == DeviceKind::Volume {
+            attached_disks += pool.count;
+        }
+        pools.push(pool);
+    }
+    if let Some(max) = &hspec.max_data_disks {
+        if f64::from(attached_disks) > max.value {
+            return Err(ModelError::invalid(
+                Location::new(file, &entry, "pools"),
+                format!("{} takes at most {} data disks, the pools attach {attached_disks} — use {} or fewer, or a larger VM", hspec.id, max.value, max.value),
+            ));
+        }
+    }
+    let mut roles: Vec<Role> = pools.iter().map(|p| p.role).collect();
+    roles.sort_by_key(|r| r.name());
+    if roles.windows(2).any(|w| w[0] == w[1]) {
+        return Err(ModelError::invalid(Location::new(file, &entry, "pools"), "two pools have the same role — give each pool its own role (data, log, tempdb, all)"));
+    }
+    if roles.contains(&Role::All) && roles.len() > 1 {
+        return Err(ModelError::invalid(Location::new(file, &entry, "pools"), "a pool with role 'all' holds everything — give the other pools data, log or tempdb, or drop them"));
+    }
+    Ok(Deployment {
+        name: name.to_string(),
+        title: cfg.title.clone(),
+        region: cfg.region.clone().or(region.map(str::to_string)),
+        license: cfg.license.clone().unwrap_or_else(|| "linux".into()),
+        engine,
+        host,
+        pools,
+    })
+}
+
+fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine: Option<&str>, p: &PoolSpec) -> Result<Pool> {
+    let at = Location::new(file, entry, "");
+    let spec = cat.device(&p.device, Location::new(file, entry, "device"))?;
+    let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
+
+    // Which host can reach which device.
+    let (dv, hv) = (vendor(&spec.id), vendor(&host.id));
+    if dv != hv {
+        return Err(inv("device", format!("{} is a {dv} device and {} a {hv} host — pick a {hv} device", spec.id, host.id)));
+    }
+    if let Some(req) = &spec.requires {
+        if req.block_express && !host.block_express {
+            return Err(inv("device", format!("{} needs an instance that supports io2 Block Express (R5b, X2idn, X2iedn, ...); {} does not", spec.id, host.id)));
+        }
+        if req.premium_storage && !host.premium_storage {
+            return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id)));
+        }
+    }
+    if spec.kind == DeviceKind::Local && spec.id.contains("instance-store") {
+        match &host.instance_store {
+            Some(s) if s.device == spec.id => {
+                if p.count > s.count {
+                    return Err(inv("count", format!("{} has {} instance-store devices — nearest valid value {}", host.id, s.count, s.count)));
+                }
+            }
+            _ => return Err(inv("device", format!("{} has no instance store of type {}", host.id, spec.id))),
+        }
+    }
+
+    // Layout.
+    if p.count == 0 {
+        return Err(inv("count", "count must be at least 1".into()));
+    }
+    let layout = match (p.layout, p.count) {
+        (Some(l), _) => l,
+        (None, 1) => Layout::Single,
+        (None, n) => return Err(ModelError::Missing { at: Location::new(file, entry, "layout"), hint: format!("{n} devices need layout = \"stripe\", \"spread\" or \"raid6\""), catalog: false }),
+    };
+    match layout {
+        Layout::Single if p.count != 1 => return Err(inv("layout", format!("layout 'single' takes one device, count is {} — use \"stripe\" or \"spread\"", p.count))),
+        Layout::Raid6 if p.count < 4 => return Err(inv("count", format!("RAID-6 needs at least 4 devices, got {} — nearest valid value 4", p.count))),
+        Layout::Raid6 if spec.kind != DeviceKind::Local => return Err(inv("layout", format!("raid6 is for on-premises disks; {} is a cloud device — use \"stripe\"", spec.id))),
+        _ => {}
+    }
+    if p.stripe_kib.is_some() && layout != Layout::Stripe && layout != Layout::Raid6 {
+        return Err(inv("stripe_kib", format!("stripe_kib applies to layout 'stripe' or 'raid6', not '{}'", layout.name())));
+    }
+    let stripe_kib = p.stripe_kib.unwrap_or(DEFAULT_STRIPE_KIB);
+    if stripe_kib < 4 || !stripe_kib.is_power_of_two() {
+        let near = stripe_kib.max(4).next_power_of_two();
+        return Err(inv("stripe_kib", format!("stripe_kib must be a power of two of at least 4, got {stripe_kib} — nearest valid value {near}")));
+    }
+
+    // Path.
+    let path = match p.path {
+        Some(pk) if !spec.paths.contains(&pk) => {
+            let valid: Vec<&str> = spec.paths.iter().map(|x| x.name()).collect();
+            return Err(inv("path", format!("{} is reached by {}, not '{}'", spec.id, valid.join(" or "), pk.name())));
+        }
+        Some(pk) => pk,
+        None => spec.paths[0],
+    };
+    if p.mpio_paths.is_some() && path != PathKind::Iscsi {
+        return Err(inv("mpio_paths", "mpio_paths applies to path = \"iscsi\"".into()));
+    }
+    if p.mpio_paths == Some(0) {
+        return Err(inv("mpio_paths", "mpio_paths must be at least 1".into()));
+    }
+    // Each SMB share is a server of its own: one connection each; iSCSI rides
+    // on its MPIO sessions.
+    let flows = match path {
+        PathKind::Iscsi => p.mpio_paths.unwrap_or(1),
+        PathKind::Block => 0,
+        _ => p.count,
+    };
+
+    // Host cache.
+    let host_cache = p.host_cache.unwrap_or(HostCacheMode::None);
+    if host_cache != HostCacheMode::None {
+        if spec.host_cache.is_none() {
+            return Err(inv("host_cache", format!("{} does not support host caching — use host_cache = \"none\"", spec.id)));
+        }
+        if host.cached.is_none() {
+            return Err(inv("host_cache", format!("{} publishes no cached limits, so host caching cannot be modelled on it — use host_cache = \"none\"", host.id)));
+        }
+    }
+
+    // RDS lays storage out itself: above engine-specific sizes it stripes
+    // over several volumes (RDS user guide, "Storage for Amazon RDS").
+    let mut count = p.count;
+    let mut layout = layout;
+    let mut size = p.size_gib;
+    let mut rds_striped_from = None;
+    if host.kind == HostKind::Rds {
+        if p.count != 1 {
+            return Err(inv("count", "RDS storage is one allocation; set size_gib and let RDS lay it out (count = 1)".into()));
+        }
+        if let (Some(e), Some(s)) = (engine, p.size_gib) {
+            if let Some(rule) = host.rds_striping.iter().find(|r| r.engines.iter().any(|x| x == e) && r.devices.contains(&spec.id) && s >= r.min_gib.value) {
+                count = rule.volumes;
+                layout = Layout::Stripe;
+                size = Some(s / f64::from(rule.volumes));
+                rds_striped_from = Some(s);
+            }
+        }
+    }
+
+    let bursting = p.bursting.unwrap_or(Bursting::Credit);
+    let prov = Provisioning {
+        size_gib: size,
+        iops: p.iops.map(|i| if rds_striped_from.is_some() { i / f64::from(count) } else { i }),
+        throughput_mib_s: p.throughput_mib_s,
+        storage_gib: p.storage_gib,
+        burst: bursting != Bursting::None,
+        on_demand: bursting == Bursting::OnDemand,
+    };
+    let device = provision(spec, &prov, &at)?;
+    if host_cache != HostCacheMode::None {
+        if let Some(max) = device.host_cache_max_gib {
+            if device.size_gib > max {
+                return Err(inv(
+                    "host_cache",
+                    format!("host caching is not supported on disks of 4 TiB and larger ({} is {} GiB, the limit is {max} GiB) — use host_cache = \"none\" or a smaller disk", spec.id, device.size_gib),
+                ));
+            }
+        }
+    }
+    if let (Some(req), Some(iops)) = (&spec.requires, device.provisioned_iops) {
+        if let Some(limit) = &req.nitro_above_iops {
+            if iops > limit.value && !host.nitro {
+                return Err(inv("iops", format!("{} above {} IOPS needs a Nitro instance; {} is not — nearest valid value {}", spec.id, limit.value, host.id, limit.value)));
+            }
+        }
+    }
+    Ok(Pool {
+        role: p.role,
+        layout,
+        count,
+        stripe_bytes: f64::from(stripe_kib) * 1024.0,
+        host_cache,
+        path,
+        flows,
+        device,
+        rds_striped_from,
+        fs_deployment: p.deployment.clone(),
+        on_demand_burst: bursting == Bursting::OnDemand,
+    })
+}
+
+/// GiB of a pool as provisioned (for prices and reports).
+pub fn pool_gib(p: &Pool) -> f64 {
+    p.device.size_gib * f64::from(p.count)
+}
+
+pub fn gib_to_bytes(g: f64) -> f64 {
+    g * GIB
+}

@@ -1,0 +1,21 @@
+//! storlab-model: devices, pools, hosts, buckets, host caches, latency and
+//! costs — pure and deterministic. It knows nothing of time or I/O: the
+//! simulator drives it on a virtual clock, the benchmark and the emulator
+//! against real I/O. One model, several engines.
+
+pub mod bucket;
+pub mod catalog;
+pub mod cost;
+pub mod deployment;
+pub mod device;
+pub mod error;
+pub mod latency;
+pub mod limits;
+pub mod num;
+pub mod report;
+pub mod scenario;
+
+pub use catalog::Catalog;
+pub use deployment::{resolve_all, Deployment};
+pub use error::{ModelError, Result};
+pub use report::{limits, LimitsReport};
