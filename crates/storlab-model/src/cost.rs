@@ -166,7 +166,8 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         }
     }
     let complete = items.iter().all(|i| i.usd.is_some());
-    let total = items.iter().filter_map(|i| i.usd).sum::<f64>();
+    // `+ 0.0`: an empty f64 sum is −0.0.
+    let total = items.iter().filter_map(|i| i.usd).sum::<f64>() + 0.0;
     for i in &mut items {
         i.usd = i.usd.map(round_cents);
     }

@@ -128,11 +128,31 @@ pub fn from_toml_error(
     let path = err.path().to_string();
     let inner = err.into_inner();
     let (line, column) = inner.span().map_or((0, 0), |s| line_col(text, s.start));
-    let mut message = inner.message().trim().replace('\n', " ");
+    let mut message = friendlier(&inner.message().trim().replace('\n', ", "));
     if path != "." && !path.is_empty() && !message.contains(&path) {
         message = format!("{path}: {message}");
     }
     ModelError::Syntax { file: file.to_string(), line, column, message, catalog }
+}
+
+/// serde's wording, in the user's terms: "expected f64" is "a number", and an
+/// unknown field gets the nearest known one.
+fn friendlier(msg: &str) -> String {
+    let mut m = msg
+        .replace("expected f64", "expected a number")
+        .replace("expected u32", "expected a whole number")
+        .replace("expected i64", "expected a whole number");
+    if let Some(rest) = m.strip_prefix("unknown field `") {
+        if let Some((field, tail)) = rest.split_once('`') {
+            let known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+            if let Some(s) = nearest(field, known.iter().copied()) {
+                m = format!("unknown field `{field}` — did you mean `{s}`?");
+            } else if !known.is_empty() {
+                m = format!("unknown field `{field}` — valid fields: {}", known.join(", "));
+            }
+        }
+    }
+    m
 }
 
 #[cfg(test)]
@@ -144,6 +164,12 @@ mod tests {
         let ids = ["aws/ebs/gp2", "aws/ebs/gp3", "aws/ebs/io1"];
         assert_eq!(nearest("aws/ebs/gp4", ids).as_deref(), Some("aws/ebs/gp3"));
         assert_eq!(nearest("zzzz", ids), None);
+    }
+
+    #[test]
+    fn unknown_field_gets_the_nearest() {
+        let m = friendlier("unknown field `sise_gib`, expected one of `role`, `device`, `size_gib`");
+        assert_eq!(m, "unknown field `sise_gib` — did you mean `size_gib`?");
     }
 
     #[test]

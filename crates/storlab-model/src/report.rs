@@ -160,6 +160,9 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         let cache = dep.host.cache_gib.map(|g| format!(" ({g} GiB)")).unwrap_or_default();
         assumptions.push(format!("host cache: every read hits the cache{cache}, the best case; writes go to the disks as well"));
     }
+    if dep.host.kind == crate::catalog::HostKind::Local {
+        assumptions.push("on-premises hardware is not priced".into());
+    }
     if dep.pools.iter().any(|p| p.layout == crate::scenario::Layout::Stripe) {
         assumptions.push("stripes: I/O aligned to its size and spread evenly over the members".into());
     }
@@ -188,14 +191,11 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
     for p in &dep.pools {
         unverified.extend(p.device.unverified.iter().cloned());
     }
+    // Secondary prices are marked in the breakdown itself; here only what
+    // no source confirms.
     for c in &cost.breakdown {
-        if !c.verified {
-            let why = match (&c.source_status, c.usd) {
-                (_, None) => "no price".to_string(),
-                (Some(s), _) => format!("price from a {s} source"),
-                (None, _) => "price without a source".to_string(),
-            };
-            unverified.push(format!("{}: {why}", c.item));
+        if c.usd.is_some() && c.source_status.as_deref() == Some("unverified") {
+            unverified.push(format!("{}: price", c.item));
         }
     }
     unverified.sort();

@@ -1,0 +1,46 @@
+# storlab — `make demo` sets everything up and runs the main job;
+# `make test` sets everything up and runs every test (cargo and pytest).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMPS := .stamps
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml pyproject.toml
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test test-rust test-python test-quick lint clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMPS)/deps: $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8"
+	@mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin develop --release --quiet
+	@mkdir -p $(STAMPS) && touch $@
+
+install: $(STAMPS)/install ## Create .venv at the repo root with storlab in it
+	@$(BIN)/storlab --version
+
+demo: install ## Set up and run the main job
+	$(BIN)/storlab limits examples/azure-ds4-p30-host-cache.toml
+
+test: install test-rust test-python ## Set up and run every test (cargo and pytest)
+
+test-rust: ## cargo tests of the Rust crates
+	cargo test --release --workspace --exclude storlab-py
+
+test-python: install ## pytest: API, CLI, examples, binding
+	$(BIN)/pytest -q
+
+test-quick: install ## pytest without the slow and server-needing tests
+	$(BIN)/pytest -q -m "not slow and not needs_postgres and not needs_fuse"
+
+clean: ## Remove the venv, build outputs and stamps
+	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

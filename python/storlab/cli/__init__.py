@@ -1,0 +1,69 @@
+"""The `storlab` command: one module per verb, each a thin layer over the
+library API. Errors a user can fix print one line and exit 1; a traceback
+only with --debug.
+
+Environment: STORLAB_CATALOG — extra catalog files or folders (separated by
+the OS path separator); NO_COLOR — plain output."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from storlab.errors import StorlabError
+
+app = typer.Typer(
+    name="storlab",
+    help="storlab: a storage lab for database engineers. Explain, simulate and measure storage deployments.\n\nEnvironment: STORLAB_CATALOG (extra catalog files or folders, separated by the OS path separator), NO_COLOR.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_state = {"debug": False}
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    debug: bool = typer.Option(False, "--debug", help="Show a traceback on errors."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    """storlab: a storage lab for database engineers."""
+    _state["debug"] = debug
+    if version:
+        from storlab import tool_info
+
+        info = tool_info()
+        typer.echo(f"storlab {info['version']} ({info['git_sha'][:12]})")
+        raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit(2)
+
+
+from storlab.cli import catalog as _catalog  # noqa: E402  (registers commands)
+from storlab.cli import limits as _limits  # noqa: E402,F401
+
+app.add_typer(_catalog.app, name="catalog")
+
+
+def main() -> None:
+    """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130."""
+    debug = "--debug" in sys.argv
+    try:
+        app()
+    except StorlabError as e:
+        if debug:
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:
+        if debug:
+            raise
+        print(f"error: internal error ({e.__class__.__name__}: {e}) — rerun with --debug and report it", file=sys.stderr)
+        sys.exit(70)

@@ -1,0 +1,114 @@
+"""The `storlab limits` terminal table: configs side by side, one row per
+ceiling with the component that binds under it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+MIB = 1024 * 1024
+
+ROWS = [
+    ("rand4k_read_iops", "4K random read"),
+    ("rand4k_write_iops", "4K random write"),
+    ("seq1m_read_bytes_s", "1M sequential read"),
+    ("seq1m_write_bytes_s", "1M sequential write"),
+]
+
+
+def fmt_value(key: str, v: float | None) -> str:
+    if v is None:
+        return "no limit modelled"
+    if key.endswith("_bytes_s"):
+        return f"{v / MIB:,.1f} MiB/s"
+    return f"{v:,.0f} IOPS" if v >= 100 else f"{v:,.2f} IOPS"
+
+
+def fmt_seconds(s: float | None) -> str:
+    if s is None:
+        return "—"
+    if s >= 3600:
+        return f"{s / 3600:.1f} h ({s:,.0f} s)"
+    if s >= 60:
+        return f"{s / 60:.1f} min ({s:,.0f} s)"
+    return f"{s:,.0f} s"
+
+
+def _cell(value: str, binding: str) -> Text:
+    t = Text(value, style="bold")
+    t.append("\n" + binding, style="dim")
+    return t
+
+
+def _pool_lines(c: dict[str, Any]) -> Text:
+    t = Text()
+    for i, p in enumerate(c["pools"]):
+        if i:
+            t.append("\n")
+        size = f"{p['size_gib']:,.0f} GiB"
+        extra = []
+        if p.get("provisioned_iops"):
+            extra.append(f"{p['provisioned_iops']:,.0f} IOPS")
+        if p.get("provisioned_throughput_mib_s"):
+            extra.append(f"{p['provisioned_throughput_mib_s']:,.0f} MiB/s")
+        if p["host_cache"] != "none":
+            extra.append(f"cache {p['host_cache']}")
+        if p["path"] != "block":
+            extra.append(p["path"])
+        t.append(f"{p['role']}: {p['count']} × {p['device']} {size}", style="bold")
+        if extra:
+            t.append(" (" + ", ".join(extra) + ")")
+        t.append(f"\n  {p['layout']}; baseline {p['baseline_iops']:,.0f} IOPS")
+        if p["burst_s"] is not None:
+            t.append(f", burst {p['burst_iops']:,.0f} IOPS for {fmt_seconds(p['burst_s'])}")
+        if p.get("throughput_burst_s") is not None:
+            t.append(f"; throughput burst {p['burst_bytes_s'] / MIB:,.0f} MiB/s for {fmt_seconds(p['throughput_burst_s'])}")
+        if p.get("rds_striped_from_gib"):
+            t.append(f"; RDS stripes {p['rds_striped_from_gib']:,.0f} GiB over {p['count']} volumes")
+    return t
+
+
+def _cost(c: dict[str, Any]) -> Text:
+    t = Text(f"${c['monthly_cost_usd']:,.2f}", style="bold")
+    if not c["cost_complete"]:
+        t.append(" + items without a price", style="yellow")
+    for item in c["cost_breakdown"]:
+        usd = "—" if item["usd"] is None else f"${item['usd']:,.2f}"
+        status = item.get("source_status")
+        mark = "" if status == "vendor" else (" †" if status == "secondary" else " *")
+        t.append(f"\n{usd}{mark}  {item['item']}", style="dim")
+    return t
+
+
+def limits_table(record: dict[str, Any]) -> Group:
+    configs = record["configs"]
+    title = record.get("title") or record.get("scenario")
+    table = Table(title=title, show_lines=True, expand=False)
+    table.add_column("", style="cyan", no_wrap=True)
+    for c in configs:
+        table.add_column(c["name"], overflow="fold", min_width=24)
+    table.add_row("host", *[Text(f"{c['host']}\n{c['region']}") for c in configs])
+    table.add_row("pools", *[_pool_lines(c) for c in configs])
+    for key, label in ROWS:
+        table.add_row(f"{label}\nbuckets full", *[_cell(fmt_value(key, c["ceilings"][key]), c["binding"][key]) for c in configs])
+        table.add_row(f"{label}\nbuckets empty", *[_cell(fmt_value(key, c["sustained"][key]), c["sustained_binding"][key]) for c in configs])
+    hb = [c.get("host_burst") for c in configs]
+    if any(hb):
+        table.add_row(
+            "host burst",
+            *[Text("—") if h is None else Text(f"{h['burst_iops']:,.0f} IOPS / {h['burst_bytes_s'] / 1e6:,.0f} MB/s for {fmt_seconds(h['burst_s'])}\n(baseline {h['baseline_iops']:,.0f} IOPS / {h['baseline_bytes_s'] / 1e6:,.0f} MB/s)") for h in hb],
+        )
+    table.add_row("monthly cost", *[_cost(c) for c in configs])
+    notes = Text()
+    unverified = sorted({u for c in configs for u in c["unverified"]})
+    assumptions = sorted({a for c in configs for a in c["assumptions"]})
+    for a in assumptions:
+        notes.append(f"assumes: {a}\n", style="dim")
+    if any(i.get("source_status") == "secondary" for c in configs for i in c["cost_breakdown"]):
+        notes.append("† price from a secondary source: the vendor's price list as reproduced by a third party\n", style="dim")
+    if unverified or any(i["usd"] is None for c in configs for i in c["cost_breakdown"]):
+        notes.append("* not confirmed by any source: " + ("; ".join(unverified) or "items without a price") + "\n", style="dim yellow")
+    return Group(table, notes)

@@ -1,0 +1,153 @@
+"""`storlab limits`: the JSON contract of DESIGN.md, the table, and the
+figures the vendors' rules give (hand calculations in the comments)."""
+
+from __future__ import annotations
+
+import json
+
+MIB = 1024 * 1024
+
+DS4 = """
+title = "t"
+[configs.{name}]
+host = "azure/vm/Standard_DS4_v2"
+[[configs.{name}.pools]]
+device = "azure/premium-ssd/{tier}"
+count = {count}
+layout = "{layout}"
+host_cache = "{cache}"
+"""
+
+
+def ds4(name="c", tier="P30", count=4, layout="stripe", cache="none"):
+    return DS4.format(name=name, tier=tier, count=count, layout=layout, cache=cache)
+
+
+def test_json_follows_the_design_contract(limits_json, scenario):
+    rec = limits_json(scenario(ds4()))
+    assert rec["schema_version"] == 1
+    assert rec["tool"]["name"] == "storlab" and rec["tool"]["version"]
+    c = rec["configs"][0]
+    keys = {"rand4k_read_iops", "rand4k_write_iops", "seq1m_read_bytes_s", "seq1m_write_bytes_s"}
+    for field in ("ceilings", "binding", "sustained", "sustained_binding"):
+        assert set(c[field]) == keys, field
+    p = c["pools"][0]
+    for field in ("device", "count", "baseline_iops", "burst_iops", "burst_s"):
+        assert field in p
+    assert isinstance(c["monthly_cost_usd"], float)
+    assert all({"item", "usd"} <= set(i) for i in c["cost_breakdown"])
+
+
+def test_azure_cache_none_is_bound_by_the_disks_then_the_uncached_limit(limits_json, scenario):
+    c = limits_json(scenario(ds4(cache="none")))["configs"][0]
+    # 4 × P30 at 5,000 IOPS = 20,000 < DS4_v2 uncached 25,600.
+    assert c["ceilings"]["rand4k_read_iops"] == 20000
+    assert "azure/premium-ssd/P30" in c["binding"]["rand4k_read_iops"]
+    # 4 × 200 MiB/s = 800 > DS4_v2 uncached 384 MB/s (Azure MB = MiB).
+    assert c["ceilings"]["seq1m_read_bytes_s"] == 384 * MIB
+    assert c["binding"]["seq1m_read_bytes_s"] == "host Standard_DS4_v2: uncached limit 384 MiB/s"
+
+
+def test_azure_readonly_cache_reads_hit_the_cached_limit(limits_json, scenario):
+    c = limits_json(scenario(ds4(cache="readonly")))["configs"][0]
+    # Hits count only against the VM's cached limit: 32,000 IOPS / 256 MB/s.
+    assert c["ceilings"]["rand4k_read_iops"] == 32000
+    assert c["binding"]["rand4k_read_iops"] == "host Standard_DS4_v2: cached limit 32000 IOPS"
+    assert c["ceilings"]["seq1m_read_bytes_s"] == 256 * MIB
+    # Writes go to the disks too: 4 × 5,000 = 20,000 binds before 25,600
+    # uncached and 32,000 cached.
+    assert c["ceilings"]["rand4k_write_iops"] == 20000
+
+
+def test_azure_credit_bursting_on_small_premium_disks(limits_json, scenario):
+    c = limits_json(scenario(ds4(tier="P10", count=1, layout="single")))["configs"][0]
+    p = c["pools"][0]
+    # P10: 500 IOPS, bursts to 3,500 for 30 minutes from a full bucket.
+    assert p["baseline_iops"] == 500 and p["burst_iops"] == 3500
+    assert p["burst_s"] == 1800
+    assert c["ceilings"]["rand4k_read_iops"] == 3500
+    assert c["sustained"]["rand4k_read_iops"] == 500
+
+
+def test_azure_premium_ssd_price(limits_json, scenario):
+    c = limits_json(scenario('region = "azure/eastus"\n' + ds4()))["configs"][0]
+    disks = [i for i in c["cost_breakdown"] if i["item"].startswith("pool")]
+    # P30 LRS East US: $135.17 per disk-month × 4.
+    assert sum(i["usd"] for i in disks) == 540.68
+
+
+def test_table_puts_configs_side_by_side(storlab, scenario):
+    text = ds4(name="none", cache="none") + ds4(name="readonly", cache="readonly").replace('title = "t"', "")
+    r = storlab("limits", str(scenario(text)))
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "none" in line and "readonly" in line)
+    assert header.index("none") < header.index("readonly")
+    assert "cached limit 32000 IOPS" in r.stdout
+
+
+def test_same_scenario_gives_identical_json(storlab, scenario):
+    p = scenario(ds4())
+    a = storlab("limits", str(p), "--json")
+    b = storlab("limits", str(p), "--json")
+    assert a.returncode == 0 and a.stdout == b.stdout
+
+
+def test_rds_postgres_stripes_gp2_from_400_gib(limits_json, scenario):
+    # RDS user guide: PostgreSQL gp2 at 400 GiB and above is striped over 4
+    # volumes: 4 × 100 GiB → 4 × 300 = 1,200 baseline, 4 × 3,000 = 12,000
+    # burst, each volume's bucket lasting 5.4 M / 2,700 = 2,000 s.
+    text = """
+[configs.pg]
+host = "aws/rds/db.m4.2xlarge"
+engine = "postgres"
+[[configs.pg.pools]]
+device = "aws/ebs/gp2"
+size_gib = 400
+"""
+    p = limits_json(scenario(text))["configs"][0]["pools"][0]
+    assert p["count"] == 4 and p["rds_striped_from_gib"] == 400
+    assert p["baseline_iops"] == 1200 and p["burst_iops"] == 12000
+    assert p["burst_s"] == 2000
+
+
+def test_user_catalog_adds_devices(limits_json, scenario, tmp_path, storlab):
+    (tmp_path / "cat").mkdir()
+    mine = tmp_path / "cat" / "mine.toml"
+    mine.write_text("""
+[source.my-datasheet]
+url = "https://example.invalid/ssd.pdf"
+date = "2026-01-01"
+[[device]]
+id = "local/my-ssd"
+title = "Our SSD"
+src = "my-datasheet"
+kind = "local"
+media = "ssd"
+accounting = { unit_kib = 1024 }
+size_gib = { fixed = 1000 }
+iops = { rule = "fixed", value = 123456 }
+throughput_mib_s = { rule = "fixed", value = 2000 }
+""")
+    p = scenario('[configs.a]\nhost = "local/host/server"\n[[configs.a.pools]]\ndevice = "local/my-ssd"\n')
+    c = limits_json(p, "--catalog", str(mine))["configs"][0]
+    assert c["ceilings"]["rand4k_read_iops"] == 123456
+    r = storlab("limits", str(p), "--json", env={"STORLAB_CATALOG": str(tmp_path / "cat")})
+    assert r.returncode == 0 and json.loads(r.stdout)["configs"][0]["ceilings"]["rand4k_read_iops"] == 123456
+    # without the catalog, the id is unknown
+    r = storlab("limits", str(p))
+    assert r.returncode == 1 and "unknown device 'local/my-ssd'" in r.stderr
+
+
+def test_catalog_list_and_show(storlab):
+    r = storlab("catalog", "list", "--json")
+    assert r.returncode == 0
+    ids = {e["id"] for e in json.loads(r.stdout)["entries"]}
+    for must in ("aws/ebs/gp2", "aws/ec2/t3.medium", "aws/rds/db.m4.2xlarge", "aws/fsx/windows", "aws/fsx/ontap",
+                 "azure/premium-ssd/P30", "azure/ultra", "azure/vm/Standard_DS4_v2", "local/nvme"):
+        assert must in ids, must
+    r = storlab("catalog", "show", "aws/ebs/gp2", "--json")
+    e = json.loads(r.stdout)
+    assert e["type"] == "device"
+    assert any("general-purpose.md" in s["url"] for s in e["sources"].values())
+    r = storlab("catalog", "show", "aws/ebs/gp2")
+    assert r.returncode == 0 and "sources" in r.stdout

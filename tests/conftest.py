@@ -1,0 +1,55 @@
+"""Shared helpers: run the real `storlab` command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def run(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    e = dict(os.environ)
+    e["NO_COLOR"] = "1"
+    e["COLUMNS"] = "200"
+    e.pop("STORLAB_CATALOG", None)
+    if env:
+        e.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "storlab.cli", *args],
+        capture_output=True, text=True, env=e, cwd=cwd, timeout=120,
+    )
+
+
+@pytest.fixture
+def storlab():
+    return run
+
+
+@pytest.fixture
+def limits_json():
+    def go(path: Path | str, *extra: str) -> dict:
+        r = run("limits", str(path), "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    return go
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    """Writes a scenario file from text and returns its path."""
+
+    def write(text: str, name: str = "s.toml") -> Path:
+        p = tmp_path / name
+        p.write_text(text)
+        return p
+
+    return write
