@@ -63,3 +63,13 @@ def test_io2be_vs_fsx(limits_json):
     # 4 SMB connections at 5 Gbps each (single-flow limit) = 2.5 GB/s.
     assert fsx["ceilings"]["seq1m_read_bytes_s"] == 2_500_000_000
     assert fsx["binding"]["seq1m_read_bytes_s"].startswith("path smb: 4 flows")
+
+
+def test_onprem_raid6(limits_json):
+    nvme, raid6 = limits_json(EXAMPLES / "onprem-nvme-vs-raid6.toml")["configs"]
+    assert nvme["ceilings"]["rand4k_write_iops"] == 200000  # PM9A3 datasheet
+    # RAID-6, 8 drives: random reads on all 8 (8 × 204); a small random write
+    # costs 6 drive operations (8 × 196 / 6); sequential on 6 data drives.
+    assert raid6["ceilings"]["rand4k_read_iops"] == 8 * 204
+    assert raid6["ceilings"]["rand4k_write_iops"] == round(8 * 196 / 6, 2)
+    assert raid6["ceilings"]["seq1m_read_bytes_s"] == round(6 * 194.5 * MIB)

@@ -151,3 +151,44 @@ def test_catalog_list_and_show(storlab):
     assert any("general-purpose.md" in s["url"] for s in e["sources"].values())
     r = storlab("catalog", "show", "aws/ebs/gp2")
     assert r.returncode == 0 and "sources" in r.stdout
+
+
+def test_azure_vm_level_burst(limits_json, scenario):
+    # Standard_E4s_v5: uncached 6,400 IOPS / 145 MB/s, bursting to 20,000 /
+    # 1,200 for 30 minutes. 4 × P30 give 20,000 IOPS.
+    text = """
+[configs.e4]
+host = "azure/vm/Standard_E4s_v5"
+[[configs.e4.pools]]
+device = "azure/premium-ssd/P30"
+count = 4
+layout = "stripe"
+"""
+    c = limits_json(scenario(text))["configs"][0]
+    assert c["ceilings"]["rand4k_read_iops"] == 20000
+    assert c["sustained"]["rand4k_read_iops"] == 6400
+    assert c["sustained_binding"]["rand4k_read_iops"] == "host Standard_E4s_v5: uncached baseline limit 6400 IOPS"
+    assert c["host_burst"]["burst_s"] == 1800
+
+
+def test_azure_on_demand_bursting(limits_json, scenario):
+    # P30 on-demand bursting: 30,000 IOPS per disk with no bucket, so 4 of
+    # them reach DS14_v2's uncached 51,200 whether or not credits remain.
+    text = """
+[configs.od]
+host = "azure/vm/Standard_DS14_v2"
+[[configs.od.pools]]
+device = "azure/premium-ssd/P30"
+count = 4
+layout = "stripe"
+bursting = "on-demand"
+"""
+    c = limits_json(scenario(text))["configs"][0]
+    assert c["ceilings"]["rand4k_read_iops"] == 51200
+    assert "uncached" in c["binding"]["rand4k_read_iops"]
+
+
+def test_on_demand_bursting_needs_p30_or_larger(storlab, scenario):
+    text = '[configs.a]\nhost = "azure/vm/Standard_DS14_v2"\n[[configs.a.pools]]\ndevice = "azure/premium-ssd/P20"\nbursting = "on-demand"\n'
+    r = storlab("limits", str(scenario(text)))
+    assert r.returncode == 1 and "on-demand" in r.stderr and "P30" in r.stderr
