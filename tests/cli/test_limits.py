@@ -192,3 +192,30 @@ def test_on_demand_bursting_needs_p30_or_larger(storlab, scenario):
     text = '[configs.a]\nhost = "azure/vm/Standard_DS14_v2"\n[[configs.a.pools]]\ndevice = "azure/premium-ssd/P20"\nbursting = "on-demand"\n'
     r = storlab("limits", str(scenario(text)))
     assert r.returncode == 1 and "on-demand" in r.stderr and "P30" in r.stderr
+
+
+def test_ontap_iscsi_mpio_paths(limits_json, scenario):
+    # One FSx for ONTAP at 2,048 MBps with 4,096 GiB SSD over iSCSI: SSD
+    # gives 3 IOPS per GiB = 12,288 IOPS (below the level's 80,000). Large
+    # reads ride on the MPIO sessions, each held to EC2's 5 Gbps single-flow
+    # limit: 2 paths = 1.25 GB/s, 4 paths = 2.5 GB/s, then the file server's
+    # 2,048 MB/s disk throughput (0.75 MB/s per GiB × 4,096 = 3,072) binds.
+    def run(paths):
+        text = f"""
+[configs.ontap]
+host = "aws/ec2/r5dn.24xlarge"
+[[configs.ontap.pools]]
+device = "aws/fsx/ontap"
+path = "iscsi"
+mpio_paths = {paths}
+throughput_mib_s = 2048
+storage_gib = 4096
+"""
+        return limits_json(scenario(text))["configs"][0]
+
+    two, four = run(2), run(4)
+    assert two["ceilings"]["rand4k_read_iops"] == 12288
+    assert two["ceilings"]["seq1m_read_bytes_s"] == 1_250_000_000
+    assert two["binding"]["seq1m_read_bytes_s"] == "path iscsi: 2 flows × 5 Gbps"
+    assert four["ceilings"]["seq1m_read_bytes_s"] == 2_048_000_000
+    assert "disk 2048 MB/s" in four["binding"]["seq1m_read_bytes_s"]
