@@ -1,0 +1,47 @@
+//! storlab-workload: one definition of an I/O job, used by the simulator
+//! and by the real benchmark, so a simulated and a measured run of the same
+//! job line up. Jobs come from CrystalDiskMark presets (`presets`), fio job
+//! files (`fio`, a documented subset) or inline scenario tables.
+
+pub mod fio;
+pub mod job;
+pub mod presets;
+
+pub use job::{Job, Pattern};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// A line of a job file that is not `[section]`, `key`, `key=value` or a comment.
+    #[error("{file}:{line}: {message}")]
+    Syntax { file: String, line: usize, message: String },
+    /// An option outside the supported subset.
+    #[error("{file}:{line}: option '{option}' is not supported{}", hint(.suggestion))]
+    UnknownOption { file: String, line: usize, option: String, suggestion: Option<String> },
+    /// A value fio would reject, or one out of range.
+    #[error("{file}:{line}: {option}: {message}")]
+    InvalidValue { file: String, line: usize, option: String, message: String },
+    /// An unknown preset name.
+    #[error("unknown profile '{name}'{} — profiles: {valid}", hint_q(.suggestion))]
+    UnknownPreset { name: String, suggestion: Option<String>, valid: String },
+}
+
+fn hint(s: &Option<String>) -> String {
+    match s {
+        Some(s) => format!(" — did you mean '{s}'?"),
+        None => " — see docs/workloads.md for the supported subset".into(),
+    }
+}
+
+fn hint_q(s: &Option<String>) -> String {
+    s.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default()
+}
+
+pub(crate) fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(wanted, c), c))
+        .filter(|(s, _)| *s >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.to_string())
+}
