@@ -13,7 +13,7 @@ use std::time::Duration;
 pub const OPTIONS: &[&str] = &[
     "rw", "readwrite", "rwmixread", "bs", "blocksize", "iodepth", "numjobs", "size", "runtime", "time_based",
     "ramp_time", "rate_iops", "thinktime", "ioengine", "direct", "stonewall", "new_group", "group_reporting",
-    "filename", "directory",
+    "filename", "directory", "loops",
 ];
 
 /// Engines fio ships on Linux; any other name fio rejects.
@@ -23,13 +23,13 @@ pub const ENGINES: &[&str] = &[
     "falloc", "e4defrag", "exec",
 ];
 
-struct Ctx<'a> {
-    file: &'a str,
-    line: usize,
+pub(crate) struct Ctx<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) line: usize,
 }
 
 impl Ctx<'_> {
-    fn invalid(&self, option: &str, message: impl Into<String>) -> WorkloadError {
+    pub(crate) fn invalid(&self, option: &str, message: impl Into<String>) -> WorkloadError {
         WorkloadError::InvalidValue { file: self.file.into(), line: self.line, option: option.into(), message: message.into() }
     }
 }
@@ -154,6 +154,7 @@ fn apply<'a>(cx: &Ctx, j: &mut Job, key: &str, value: Option<&'a str>) -> Result
             }
             j.ioengine = Some(v.to_string());
         }
+        "loops" => j.loops = positive(cx, key, parse_int(cx, key, need(value)?)?)?,
         "filename" => j.filename = Some(need(value)?.to_string()),
         "directory" => j.directory = Some(need(value)?.to_string()),
         other => {
@@ -191,7 +192,7 @@ fn parse_bool(cx: &Ctx, key: &str, v: Option<&str>) -> Result<bool, WorkloadErro
 /// fio's size syntax with its default `kb_base=1024`: `4k` = `4kb` = 4096,
 /// `1m` = 2^20, `1g` = 2^30; the IEC-looking `KiB`, `MiB` mean powers of
 /// 1000 under that default (fio's documented compatibility inversion).
-fn parse_size(cx_or_none: &Ctx, key: &str, v: &str) -> Result<u64, WorkloadError> {
+pub(crate) fn parse_size(cx_or_none: &Ctx, key: &str, v: &str) -> Result<u64, WorkloadError> {
     let s = v.trim().to_ascii_lowercase();
     let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);

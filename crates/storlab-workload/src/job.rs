@@ -76,6 +76,11 @@ pub struct Job {
     pub group_reporting: bool,
     pub filename: Option<String>,
     pub directory: Option<String>,
+    /// Times the measured part runs (fio `loops`; CrystalDiskMark's run count).
+    pub loops: u32,
+    /// The pool role the job's I/O goes to (`data`, `log`, ...); `None`: the
+    /// config's data pool, else its `all` pool.
+    pub pool: Option<String>,
 }
 
 impl Job {
@@ -100,6 +105,8 @@ impl Job {
             group_reporting: false,
             filename: None,
             directory: None,
+            loops: 1,
+            pool: None,
         }
     }
 

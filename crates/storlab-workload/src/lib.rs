@@ -6,8 +6,10 @@
 pub mod fio;
 pub mod job;
 pub mod presets;
+pub mod spec;
 
 pub use job::{Job, Pattern};
+pub use spec::Workload;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -21,6 +23,9 @@ pub enum WorkloadError {
     /// A value fio would reject, or one out of range.
     #[error("{file}:{line}: {option}: {message}")]
     InvalidValue { file: String, line: usize, option: String, message: String },
+    /// A field of the scenario's `[workload]` table.
+    #[error("{file}: {field}: {message}")]
+    Field { file: String, field: String, message: String },
     /// An unknown preset name.
     #[error("unknown profile '{name}'{} — profiles: {valid}", hint_q(.suggestion))]
     UnknownPreset { name: String, suggestion: Option<String>, valid: String },

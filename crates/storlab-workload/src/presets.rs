@@ -89,6 +89,9 @@ impl Preset {
                 j.numjobs = s.threads;
                 j.size_bytes = self.size_bytes;
                 j.runtime = Some(self.measure);
+                // The discarded warm-up run, then `runs` measured runs.
+                j.ramp_time = self.measure;
+                j.loops = self.runs;
                 j.time_based = true;
                 j.direct = true;
                 j.stonewall = true;
