@@ -13,6 +13,7 @@ pub mod latency;
 pub mod limits;
 pub mod num;
 pub mod report;
+pub mod resources;
 pub mod scenario;
 
 pub use catalog::Catalog;
