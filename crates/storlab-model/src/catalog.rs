@@ -22,6 +22,42 @@ pub struct CatalogFile {
     pub host: Vec<HostSpec>,
     #[serde(default)]
     pub price: Vec<PriceSpec>,
+    #[serde(default)]
+    pub latency: Vec<LatencyProfile>,
+}
+
+/// A latency model shared by several devices: `devices` lists ids, or
+/// prefixes ending in `*` (`azure/premium-ssd/*`). A device's own `latency`
+/// wins; `azure/host-cache` is the host cache's hit latency.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyProfile {
+    pub devices: Vec<String>,
+    #[serde(default)]
+    pub src: Option<String>,
+    pub read_median_us: Num,
+    pub read_p99_us: Num,
+    pub write_median_us: Num,
+    pub write_p99_us: Num,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+impl LatencyProfile {
+    pub fn matches(&self, id: &str) -> bool {
+        self.devices.iter().any(|d| match d.strip_suffix('*') {
+            Some(prefix) => id.starts_with(prefix),
+            None => d == id,
+        })
+    }
+    pub fn spec(&self) -> LatencySpec {
+        LatencySpec {
+            read_median_us: self.read_median_us.clone(),
+            read_p99_us: self.read_p99_us.clone(),
+            write_median_us: self.write_median_us.clone(),
+            write_p99_us: self.write_p99_us.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -496,6 +532,7 @@ pub struct Catalog {
     pub devices: IndexMap<String, DeviceSpec>,
     pub hosts: IndexMap<String, HostSpec>,
     pub prices: Vec<PriceSpec>,
+    pub latency: Vec<(String, LatencyProfile)>,
     /// Which file each id came from, for messages.
     pub origin: IndexMap<String, String>,
 }
@@ -537,6 +574,9 @@ impl Catalog {
             let at = Location::new(name, &format!("host[{i}]"), "id");
             self.claim_id(&h.id, name, at)?;
             self.hosts.insert(h.id.clone(), h);
+        }
+        for l in file.latency {
+            self.latency.push((name.to_string(), l));
         }
         for p in file.price {
             self.origin.entry(format!("price:{}:{}", p.region, p.item)).or_insert_with(|| name.to_string());
@@ -582,6 +622,10 @@ impl Catalog {
                     });
                 }
             }
+        }
+        for (file, l) in &self.latency {
+            let json = serde_json::to_value(l).expect("latency profile serialises");
+            self.check_sources(file, &format!("latency {}", l.devices.join(",")), l.src.as_deref(), &json)?;
         }
         for p in &self.prices {
             let file = self.origin.get(&format!("price:{}:{}", p.region, p.item)).cloned().unwrap_or_default();
@@ -689,6 +733,27 @@ impl Catalog {
             date: s.date.clone(),
             status: s.status.clone(),
             verified: n.verified && s.status != "unverified",
+        })
+    }
+
+    /// The latency model of a device (or of `azure/host-cache`): its own,
+    /// else the last matching profile (later files override earlier ones),
+    /// with whether every figure is verified.
+    pub fn latency_for(&self, id: &str) -> Option<(LatencySpec, bool)> {
+        let verified = |l: &LatencySpec, src: Option<&str>| {
+            [&l.read_median_us, &l.read_p99_us, &l.write_median_us, &l.write_p99_us]
+                .iter()
+                .all(|n| self.provenance(n, src).is_some_and(|p| p.verified))
+        };
+        if let Some(d) = self.devices.get(id) {
+            if let Some(l) = &d.latency {
+                return Some((l.clone(), verified(l, d.src.as_deref())));
+            }
+        }
+        self.latency.iter().rev().find(|(_, p)| p.matches(id)).map(|(_, p)| {
+            let spec = p.spec();
+            let v = verified(&spec, p.src.as_deref());
+            (spec, v)
         })
     }
 

@@ -1,0 +1,81 @@
+//! Latency draws: a log-normal service time tabulated at 2^16 quantiles, so
+//! a draw is one random number, a table read and an interpolation. The
+//! table's ends are the 0.00076 % and 99.99924 % quantiles, enough for p99.99.
+
+use crate::rng::Rng;
+use storlab_model::latency::LogNormal;
+
+const BITS: u32 = 16;
+const N: usize = 1 << BITS;
+
+/// Inverse of the standard normal CDF (Acklam's rational approximation,
+/// relative error below 1.2e-9).
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00];
+    const B: [f64; 5] = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01];
+    const C: [f64; 6] = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00];
+    const D: [f64; 4] = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00];
+    let plow = 0.02425;
+    if p < plow {
+        let q = (-2.0 * p.ln()).sqrt();
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5]) / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    } else if p <= 1.0 - plow {
+        let q = p - 0.5;
+        let r = q * q;
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
+    } else {
+        -normal_quantile(1.0 - p)
+    }
+}
+
+/// A tabulated service-time distribution, in seconds.
+#[derive(Debug, Clone)]
+pub struct ServiceTime {
+    table: Box<[f64]>,
+}
+
+impl ServiceTime {
+    pub fn new(d: &LogNormal) -> ServiceTime {
+        let table: Vec<f64> = (0..=N)
+            .map(|i| {
+                let p = (i as f64 + 0.5) / (N as f64 + 1.0);
+                (d.mu + d.sigma * normal_quantile(p)).exp() * 1e-6
+            })
+            .collect();
+        ServiceTime { table: table.into_boxed_slice() }
+    }
+
+    #[inline]
+    pub fn draw(&self, rng: &mut Rng) -> f64 {
+        let x = rng.next_u64();
+        let i = (x >> (64 - BITS)) as usize;
+        let frac = ((x >> (64 - BITS - 20)) & ((1 << 20) - 1)) as f64 * (1.0 / (1u64 << 20) as f64);
+        let (a, b) = (self.table[i], self.table[i + 1]);
+        a + (b - a) * frac
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_of_the_standard_normal() {
+        // Φ⁻¹(0.5) = 0, Φ⁻¹(0.99) = 2.326348, Φ⁻¹(0.001) = −3.090232.
+        assert!(normal_quantile(0.5).abs() < 1e-9);
+        assert!((normal_quantile(0.99) - 2.326348).abs() < 1e-5);
+        assert!((normal_quantile(0.001) + 3.090232).abs() < 1e-5);
+    }
+
+    #[test]
+    fn draws_reproduce_median_and_p99() {
+        let st = ServiceTime::new(&LogNormal::from_median_p99(600.0, 3000.0));
+        let mut rng = Rng::new(7);
+        let mut v: Vec<f64> = (0..200_000).map(|_| st.draw(&mut rng)).collect();
+        v.sort_by(f64::total_cmp);
+        let med = v[v.len() / 2] * 1e6;
+        let p99 = v[v.len() * 99 / 100] * 1e6;
+        assert!((med / 600.0 - 1.0).abs() < 0.02, "median {med}");
+        assert!((p99 / 3000.0 - 1.0).abs() < 0.04, "p99 {p99}");
+    }
+}

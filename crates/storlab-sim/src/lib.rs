@@ -1,0 +1,259 @@
+//! storlab-sim: discrete-event runs of I/O workloads on modelled
+//! deployments, on a virtual clock. It drives `storlab-model`'s resources
+//! and cost tables — the same ones `storlab limits` reads analytically — so
+//! a simulation can never exceed the ceilings the model reports, and it
+//! adds what only time shows: buckets draining and refilling, queueing,
+//! latency distributions, CloudWatch-style series.
+
+pub mod dist;
+pub mod engine;
+pub mod hist;
+pub mod rng;
+pub mod series;
+
+use engine::{run_job, DeploymentState, JobSpec, Latencies};
+use serde::Serialize;
+use std::path::Path;
+use storlab_model::deployment::{resolve_all, Deployment};
+use storlab_model::latency::LatencyModel;
+use storlab_model::limits::primary_pool;
+use storlab_model::resources::PoolPlan;
+use storlab_model::scenario::{HostCacheMode, ScenarioFile};
+use storlab_model::{Catalog, ModelError};
+use storlab_workload::{Workload, WorkloadError};
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error("{file}: workload job '{job}' names pool '{role}', which config '{config}' does not have — pools: {valid}")]
+    NoPool { file: String, config: String, job: String, role: String, valid: String },
+    #[error("no latency model for {device} in the catalog — add a [[latency]] entry that covers it (docs/catalog.md)")]
+    NoLatency { device: String },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct JobResult {
+    pub config: String,
+    pub job: String,
+    pub pool: String,
+    pub iops: f64,
+    pub bw_bytes_s: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub lat_mean_us: f64,
+    pub lat_p50_us: f64,
+    pub lat_p90_us: f64,
+    pub lat_p99_us: f64,
+    pub lat_p999_us: f64,
+    pub lat_p9999_us: f64,
+    pub lat_max_us: f64,
+    pub read_lat_mean_us: f64,
+    pub write_lat_mean_us: f64,
+    pub binding: String,
+    pub ios: u64,
+    /// I/Os kept in flight (iodepth × numjobs).
+    pub outstanding: u64,
+    pub start_s: f64,
+    pub runtime_s: f64,
+    /// Share of reads the host cache serves (cache size over working set).
+    pub cache_hit_ratio: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SimRecord {
+    pub schema_version: u32,
+    pub engine: &'static str,
+    pub scenario: String,
+    pub title: Option<String>,
+    pub seed: u64,
+    pub workload: String,
+    pub period_s: f64,
+    pub results: Vec<JobResult>,
+    pub series: Vec<series::Series>,
+    /// Figures behind these results that no vendor source confirms.
+    pub unverified: Vec<String>,
+    pub simulated_s: f64,
+    pub simulated_ios: u64,
+    pub interrupted: bool,
+}
+
+fn round(v: f64, digits: i32) -> f64 {
+    let m = 10f64.powi(digits);
+    (v * m).round() / m
+}
+
+fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::Pool, unverified: &mut Vec<String>) -> Result<Latencies, SimError> {
+    let id = &pool.device.id;
+    let (spec, ok) = cat.latency_for(id).ok_or_else(|| SimError::NoLatency { device: id.clone() })?;
+    if !ok {
+        unverified.push(format!("{id} latency (placeholder)"));
+    }
+    let m = LatencyModel::from_spec(&spec);
+    let hit = if pool.host_cache != HostCacheMode::None {
+        let host_cache = format!("{}/host-cache", dep.host.id.split('/').next().unwrap_or(""));
+        let (spec, ok) = cat.latency_for(&host_cache).ok_or(SimError::NoLatency { device: host_cache.clone() })?;
+        if !ok {
+            unverified.push(format!("{host_cache} latency (placeholder)"));
+        }
+        Some(dist::ServiceTime::new(&LatencyModel::from_spec(&spec).read))
+    } else {
+        None
+    };
+    Ok(Latencies { read: dist::ServiceTime::new(&m.read), write: dist::ServiceTime::new(&m.write), hit })
+}
+
+/// Simulates every job of the scenario's workload on every config. `dir` is
+/// the scenario's folder (for fio files); `progress` gets the fraction of
+/// planned simulated time done and returns false to stop.
+pub fn simulate(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    period_override: Option<f64>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<SimRecord, SimError> {
+    let sc = ScenarioFile::from_toml(file, text)?;
+    let deps = resolve_all(cat, file, &sc)?;
+    let wl: Workload = storlab_workload::spec::from_table(file, dir, sc.workload.as_ref())?;
+    let period = period_override.unwrap_or(wl.period.as_secs_f64());
+    let planned_per_config: f64 = wl
+        .jobs
+        .iter()
+        .map(|j| j.ramp_time.as_secs_f64() + j.runtime.map_or(0.0, |r| r.as_secs_f64() * f64::from(j.loops.max(1))) + wl.interval.as_secs_f64())
+        .sum();
+    let planned = (planned_per_config * deps.len() as f64).max(1e-9);
+
+    let mut results = Vec::new();
+    let mut all_series = Vec::new();
+    let mut unverified = Vec::new();
+    let mut simulated_s = 0.0;
+    let mut simulated_ios = 0;
+    let mut interrupted = false;
+
+    for (ci, dep) in deps.iter().enumerate() {
+        // Every pool's resources, mapped once so series see all buckets.
+        let mut st = DeploymentState::new();
+        let mut sink_pools = Vec::new();
+        let mut host_buckets = (None, None);
+        for (pi, pool) in dep.pools.iter().enumerate() {
+            let plan0 = PoolPlan::new(dep, pool, 4096.0, false);
+            let map = st.map(pi, &plan0);
+            let buckets = plan0.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| map[i]).collect();
+            sink_pools.push(series::SinkPool { name: format!("pool {}", pool.role.name()), buckets });
+            for (i, r) in plan0.resources.iter().enumerate() {
+                if r.owner.starts_with("host ") && r.pre == "EBS " && r.bucket.is_some() {
+                    match r.unit {
+                        storlab_model::resources::Unit::Iops => host_buckets.0 = Some(map[i]),
+                        _ => host_buckets.1 = Some(map[i]),
+                    }
+                }
+            }
+        }
+        let rds = dep.host.kind == storlab_model::catalog::HostKind::Rds;
+        let mut sink = series::SeriesSink::new(&dep.name, period, sink_pools, host_buckets, rds);
+        unverified.extend(dep.host.unverified.iter().cloned());
+        for p in &dep.pools {
+            unverified.extend(p.device.unverified.iter().cloned());
+        }
+        let done_before = ci as f64 * planned_per_config;
+
+        for (ji, job) in wl.jobs.iter().enumerate() {
+            let pool_index = match &job.pool {
+                None => dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0),
+                Some(role) => dep.pools.iter().position(|p| p.role.name() == role).ok_or_else(|| SimError::NoPool {
+                    file: file.to_string(),
+                    config: dep.name.clone(),
+                    job: job.name.clone(),
+                    role: role.clone(),
+                    valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
+                })?,
+            };
+            let pool = &dep.pools[pool_index];
+            let plan = PoolPlan::new(dep, pool, job.bs_bytes as f64, !job.rw.is_random());
+            let map = st.map(pool_index, &plan);
+            let lat = latencies(cat, dep, pool, &mut unverified)?;
+            let hit_ratio = if plan.cached {
+                dep.host.cache_gib.map_or(1.0, |g| (g * (1u64 << 30) as f64 / job.size_bytes as f64).min(1.0))
+            } else {
+                0.0
+            };
+            let mut rng = rng::Rng::new(wl.seed ^ ((ci as u64) << 32) ^ (ji as u64).wrapping_mul(0x9E37_79B9));
+            let spec = JobSpec { job, pool_index, plan: &plan, map: &map, lat: &lat, hit_ratio };
+            let mut prog = |t: f64| progress(((done_before + t - 0.0) / planned).min(1.0));
+            let o = run_job(&mut st, &spec, &mut rng, &mut sink, &mut prog);
+
+            // What bound it: the resource that imposed the most queueing,
+            // unless queueing is a small part of the latency.
+            let binding = match o.top_wait {
+                Some((g, w)) if w > 0.05 * o.total_latency_s.max(1e-12) * (o.events as f64 / o.ios.max(1) as f64) => {
+                    let i = map.iter().position(|&x| x == g).unwrap_or(0);
+                    let p = &st.pacers[g];
+                    let credit = p.linked().map_or(p.has_credit(st.now), |l| st.pacers[l].has_credit(st.now));
+                    plan.resources[i].label(credit)
+                }
+                _ => format!("latency: {} I/Os in flight, no limit reached", job.outstanding()),
+            };
+            let w = o.window_s.max(1e-12);
+            results.push(JobResult {
+                config: dep.name.clone(),
+                job: job.name.clone(),
+                pool: pool.role.name().to_string(),
+                iops: round(o.ios as f64 / w, 3),
+                bw_bytes_s: round(o.bytes / w, 0),
+                read_iops: round(o.read_ios as f64 / w, 3),
+                write_iops: round((o.ios - o.read_ios) as f64 / w, 3),
+                lat_mean_us: round(o.hist.mean_us(), 3),
+                lat_p50_us: round(o.hist.quantile_us(0.5), 3),
+                lat_p90_us: round(o.hist.quantile_us(0.9), 3),
+                lat_p99_us: round(o.hist.quantile_us(0.99), 3),
+                lat_p999_us: round(o.hist.quantile_us(0.999), 3),
+                lat_p9999_us: round(o.hist.quantile_us(0.9999), 3),
+                lat_max_us: round(o.hist.max_ns as f64 / 1e3, 3),
+                read_lat_mean_us: round(o.read_hist.mean_us(), 3),
+                write_lat_mean_us: round(o.write_hist.mean_us(), 3),
+                binding,
+                ios: o.ios,
+                outstanding: job.outstanding(),
+                start_s: round(o.start_s, 6),
+                runtime_s: round(o.window_s, 6),
+                cache_hit_ratio: hit_ratio,
+            });
+            simulated_ios += o.events;
+            if o.interrupted {
+                interrupted = true;
+                break;
+            }
+            // CrystalDiskMark's interval: the deployment idles, buckets refill.
+            st.now += wl.interval.as_secs_f64();
+        }
+        simulated_s += st.now;
+        all_series.extend(sink.finish(st.now, &st));
+        if interrupted {
+            break;
+        }
+    }
+    unverified.sort();
+    unverified.dedup();
+    Ok(SimRecord {
+        schema_version: SCHEMA_VERSION,
+        engine: "simulate",
+        scenario: file.to_string(),
+        title: sc.title.clone(),
+        seed: wl.seed,
+        workload: wl.source.clone(),
+        period_s: period,
+        results,
+        series: all_series,
+        unverified,
+        simulated_s: round(simulated_s, 6),
+        simulated_ios,
+        interrupted,
+    })
+}

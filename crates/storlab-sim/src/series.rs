@@ -1,0 +1,170 @@
+//! CloudWatch-style series: per period (default 60 s) and per pool, the EBS
+//! volume metrics (VolumeReadOps, ..., BurstBalance); per RDS host, the RDS
+//! instance metrics (ReadIOPS, ..., DiskQueueDepth, BurstBalance); per
+//! burstable EC2 host, EBSIOBalance% and EBSByteBalance%. Names, units and
+//! statistics follow the CloudWatch user guides (reference/cloud-specs.md §6).
+//! Memory grows with the number of periods only, never with I/Os.
+
+use crate::engine::DeploymentState;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Series {
+    pub config: String,
+    pub resource: String,
+    pub metric: String,
+    pub unit: String,
+    pub period_s: f64,
+    /// Period starts, in seconds since the run began.
+    pub timestamps: Vec<f64>,
+    pub values: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counters {
+    read_ops: f64,
+    write_ops: f64,
+    read_bytes: f64,
+    write_bytes: f64,
+    read_time: f64,
+    write_time: f64,
+}
+
+/// A pool as the sink sees it: its name and the pacers whose buckets make
+/// its BurstBalance.
+pub struct SinkPool {
+    pub name: String,
+    pub buckets: Vec<usize>,
+}
+
+pub struct SeriesSink {
+    config: String,
+    period: f64,
+    period_end: f64,
+    pools: Vec<SinkPool>,
+    current: usize,
+    counters: Vec<Counters>,
+    rows: Vec<Vec<Counters>>,
+    balances: Vec<Vec<Option<f64>>>,
+    host_balance: Vec<(Option<f64>, Option<f64>)>,
+    host_buckets: (Option<usize>, Option<usize>),
+    rds: bool,
+}
+
+impl SeriesSink {
+    pub fn new(config: &str, period_s: f64, pools: Vec<SinkPool>, host_buckets: (Option<usize>, Option<usize>), rds: bool) -> Self {
+        let n = pools.len();
+        SeriesSink {
+            config: config.to_string(),
+            period: period_s,
+            period_end: period_s,
+            pools,
+            current: 0,
+            counters: vec![Counters::default(); n],
+            rows: Vec::new(),
+            balances: Vec::new(),
+            host_balance: Vec::new(),
+            host_buckets,
+            rds,
+        }
+    }
+
+    pub fn start_job(&mut self, pool: usize) {
+        self.current = pool;
+    }
+
+    fn flush(&mut self, st: &DeploymentState) {
+        let t = self.period_end;
+        self.rows.push(std::mem::take(&mut self.counters).into_iter().collect());
+        self.counters = vec![Counters::default(); self.pools.len()];
+        self.balances.push(
+            self.pools
+                .iter()
+                .map(|p| p.buckets.iter().filter_map(|&b| st.pacers[b].balance_percent(t)).reduce(f64::min))
+                .collect(),
+        );
+        let hb = |b: Option<usize>| b.and_then(|b| st.pacers[b].balance_percent(t));
+        self.host_balance.push((hb(self.host_buckets.0), hb(self.host_buckets.1)));
+        self.period_end += self.period;
+    }
+
+    /// Closes every period that ends at or before `t`.
+    #[inline]
+    pub fn advance(&mut self, t: f64, st: &DeploymentState) {
+        while t >= self.period_end {
+            self.flush(st);
+        }
+    }
+
+    #[inline]
+    pub fn add(&mut self, read: bool, bytes: f64, latency_s: f64) {
+        let c = &mut self.counters[self.current];
+        if read {
+            c.read_ops += 1.0;
+            c.read_bytes += bytes;
+            c.read_time += latency_s;
+        } else {
+            c.write_ops += 1.0;
+            c.write_bytes += bytes;
+            c.write_time += latency_s;
+        }
+    }
+
+    /// Closes the periods up to `end` (the last one may be partial) and
+    /// returns the series.
+    pub fn finish(mut self, end: f64, st: &DeploymentState) -> Vec<Series> {
+        self.advance(end, st);
+        if self.counters.iter().any(|c| c.read_ops + c.write_ops > 0.0) || self.rows.is_empty() {
+            self.flush(st);
+        }
+        let n = self.rows.len();
+        let ts: Vec<f64> = (0..n).map(|i| i as f64 * self.period).collect();
+        let mut out = Vec::new();
+        let mk = |resource: &str, metric: &str, unit: &str, values: Vec<f64>| Series {
+            config: self.config.clone(),
+            resource: resource.to_string(),
+            metric: metric.to_string(),
+            unit: unit.to_string(),
+            period_s: self.period,
+            timestamps: ts.clone(),
+            values,
+        };
+        let p = self.period;
+        for (pi, pool) in self.pools.iter().enumerate() {
+            let col = |f: &dyn Fn(&Counters) -> f64| self.rows.iter().map(|r| f(&r[pi])).collect::<Vec<f64>>();
+            out.push(mk(&pool.name, "VolumeReadOps", "Count", col(&|c| c.read_ops)));
+            out.push(mk(&pool.name, "VolumeWriteOps", "Count", col(&|c| c.write_ops)));
+            out.push(mk(&pool.name, "VolumeReadBytes", "Bytes", col(&|c| c.read_bytes)));
+            out.push(mk(&pool.name, "VolumeWriteBytes", "Bytes", col(&|c| c.write_bytes)));
+            out.push(mk(&pool.name, "VolumeTotalReadTime", "Seconds", col(&|c| c.read_time)));
+            out.push(mk(&pool.name, "VolumeTotalWriteTime", "Seconds", col(&|c| c.write_time)));
+            // Average requests outstanding: total I/O time over the period.
+            out.push(mk(&pool.name, "VolumeQueueLength", "Count", col(&|c| (c.read_time + c.write_time) / p)));
+            if !pool.buckets.is_empty() {
+                out.push(mk(&pool.name, "BurstBalance", "Percent", self.balances.iter().map(|b| b[pi].unwrap_or(100.0)).collect()));
+            }
+        }
+        if self.rds {
+            let sum = |f: &dyn Fn(&Counters) -> f64| self.rows.iter().map(|r| r.iter().map(f).sum::<f64>()).collect::<Vec<f64>>();
+            let div = |a: Vec<f64>, b: Vec<f64>| a.iter().zip(&b).map(|(x, y)| if *y > 0.0 { x / y } else { 0.0 }).collect::<Vec<f64>>();
+            out.push(mk("host", "ReadIOPS", "Count/Second", sum(&|c| c.read_ops / p)));
+            out.push(mk("host", "WriteIOPS", "Count/Second", sum(&|c| c.write_ops / p)));
+            out.push(mk("host", "ReadLatency", "Seconds", div(sum(&|c| c.read_time), sum(&|c| c.read_ops))));
+            out.push(mk("host", "WriteLatency", "Seconds", div(sum(&|c| c.write_time), sum(&|c| c.write_ops))));
+            out.push(mk("host", "ReadThroughput", "Bytes/Second", sum(&|c| c.read_bytes / p)));
+            out.push(mk("host", "WriteThroughput", "Bytes/Second", sum(&|c| c.write_bytes / p)));
+            out.push(mk("host", "DiskQueueDepth", "Count", sum(&|c| (c.read_time + c.write_time) / p)));
+            if self.pools.iter().any(|p| !p.buckets.is_empty()) {
+                let v = self.balances.iter().map(|b| b.iter().flatten().copied().reduce(f64::min).unwrap_or(100.0)).collect();
+                out.push(mk("host", "BurstBalance", "Percent", v));
+            }
+        }
+        if self.host_buckets.0.is_some() {
+            out.push(mk("host", "EBSIOBalance%", "Percent", self.host_balance.iter().map(|b| b.0.unwrap_or(100.0)).collect()));
+        }
+        if self.host_buckets.1.is_some() {
+            out.push(mk("host", "EBSByteBalance%", "Percent", self.host_balance.iter().map(|b| b.1.unwrap_or(100.0)).collect()));
+        }
+        out
+    }
+}
