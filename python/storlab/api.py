@@ -68,3 +68,28 @@ def limits(scenario: str | os.PathLike, catalog: list[str | os.PathLike] | None 
         **record,
         "inputs": {"scenario": name, "catalog_files": [n for n, _ in files]},
     }
+
+
+def simulate(
+    scenario: str | os.PathLike,
+    catalog: list[str | os.PathLike] | None = None,
+    period_s: float | None = None,
+    progress=None,
+) -> dict[str, Any]:
+    """The run record of simulating the scenario's workload on every config
+    (DESIGN.md "Run records"). `progress(fraction)` is called now and then."""
+    name, text = read_scenario(scenario)
+    files = read_catalog_files(catalog)
+    if period_s is not None and not period_s > 0:
+        raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
+    record = json.loads(
+        _native.simulate_json(name, text, str(Path(name).resolve().parent), files, period_s, progress)
+    )
+    return {
+        "schema_version": record.pop("schema_version"),
+        "tool": tool_info(),
+        "engine": record.pop("engine"),
+        **record,
+        "host_info": {},
+        "inputs": {"scenario": name, "catalog_files": [n for n, _ in files]},
+    }

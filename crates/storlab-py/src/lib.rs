@@ -90,11 +90,62 @@ fn catalog_entry_json(py: Python<'_>, catalog_files: Vec<(String, String)>, id: 
     Ok(v.to_string())
 }
 
+fn sim_to_py(py: Python<'_>, e: storlab_sim::SimError) -> PyErr {
+    use storlab_sim::SimError;
+    let class = match &e {
+        SimError::Model(m) => return to_py(py, m.clone()),
+        SimError::NoLatency { .. } => "CatalogError",
+        _ => "ScenarioError",
+    };
+    match py.import("storlab.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((e.to_string(),))) {
+        Ok(obj) => PyErr::from_value(obj),
+        Err(err) => err,
+    }
+}
+
+/// `simulate_json(scenario_name, scenario_text, scenario_dir, catalog_files,
+/// period_s=None, progress=None) -> str`: the run record. `progress(fraction)`
+/// is called now and then; Ctrl-C stops the run and the record keeps what
+/// was simulated (`interrupted: true`).
+#[pyfunction]
+#[pyo3(signature = (scenario_name, scenario_text, scenario_dir, catalog_files, period_s=None, progress=None))]
+fn simulate_json(
+    py: Python<'_>,
+    scenario_name: &str,
+    scenario_text: &str,
+    scenario_dir: &str,
+    catalog_files: Vec<(String, String)>,
+    period_s: Option<f64>,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
+    let cat = load(py, &catalog_files)?;
+    let dir = std::path::PathBuf::from(scenario_dir);
+    let rec = py.allow_threads(|| {
+        let mut report = |fraction: f64| -> bool {
+            Python::with_gil(|py| {
+                if py.check_signals().is_err() {
+                    return false;
+                }
+                if let Some(cb) = &progress {
+                    if cb.call1(py, (fraction,)).is_err() {
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        storlab_sim::simulate(&cat, scenario_name, scenario_text, &dir, period_s, &mut report)
+    });
+    let rec = rec.map_err(|e| sim_to_py(py, e))?;
+    Ok(serde_json::to_string(&rec).expect("run record serialises"))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(limits_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_entry_json, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

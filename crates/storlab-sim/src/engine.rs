@@ -53,6 +53,10 @@ pub struct Pacer {
     linked: Option<usize>,
     /// Queueing this resource imposed in the current job (for "what bound it").
     wait: f64,
+    /// Time the current job ran this resource at its peak rate and at its
+    /// baseline (an empty bucket, or a linked bucket empty), to say which bound.
+    at_peak: f64,
+    at_base: f64,
 }
 
 fn inv(rate: f64) -> f64 {
@@ -73,7 +77,15 @@ impl Pacer {
             tokens: r.bucket.as_ref().map(|b| Tokens { capacity: b.capacity, refill_per_s: b.refill_per_s, balance: b.balance, last: 0.0 }),
             linked: None,
             wait: 0.0,
+            at_peak: 0.0,
+            at_base: 0.0,
         }
+    }
+
+    /// Whether the job ran at this resource's peak more often than at its
+    /// baseline: the state its binding is reported in.
+    pub fn mostly_at_peak(&self) -> bool {
+        self.at_peak >= self.at_base
     }
 
     /// Percent of the bucket left at `t` (CloudWatch BurstBalance).
@@ -131,33 +143,44 @@ impl DeploymentState {
         out
     }
 
+    /// The earliest admission at or after `t`, and whether the bucket (not
+    /// the peak rate) made the I/O wait.
     #[inline]
-    fn earliest(&self, r: usize, cost: f64, t: f64) -> f64 {
+    fn earliest(&self, r: usize, cost: f64, t: f64) -> (f64, bool) {
         let p = &self.pacers[r];
         let mut e = t.max(p.free_at);
+        let mut empty = false;
         if let Some(b) = &p.tokens {
             let bal = b.at(e);
             if bal < cost {
                 e += if b.refill_per_s > 0.0 { (cost - bal) / b.refill_per_s } else { f64::INFINITY };
+                empty = true;
             }
         }
-        e
+        (e, empty)
     }
 
     #[inline]
-    fn commit(&mut self, r: usize, cost: f64, a: f64) {
-        let inv = match self.pacers[r].linked {
+    fn commit(&mut self, r: usize, cost: f64, a: f64, empty: bool) {
+        let (inv, at_base) = match self.pacers[r].linked {
             Some(l) => {
                 let lp = &self.pacers[l];
                 if lp.tokens.as_ref().map_or(true, |b| b.at(a) > 0.0) {
-                    self.pacers[r].inv_peak
+                    (self.pacers[r].inv_peak, false)
                 } else {
-                    self.pacers[r].inv_base
+                    (self.pacers[r].inv_base, true)
                 }
             }
-            None => self.pacers[r].inv_peak,
+            None => (self.pacers[r].inv_peak, empty),
         };
         let p = &mut self.pacers[r];
+        // Time spent at each rate, so a long stretch at the baseline
+        // outweighs the many fast I/Os of a short burst.
+        if at_base {
+            p.at_base += cost * p.inv_base;
+        } else {
+            p.at_peak += cost * inv;
+        }
         if let Some(b) = &mut p.tokens {
             b.balance = (b.at(a) - cost).max(0.0);
             b.last = b.last.max(a);
@@ -268,7 +291,10 @@ pub fn run_job(
     let map = spec.map;
     let costs = Costs::new(spec.plan, map);
     for &g in map {
-        st.pacers[g].wait = 0.0;
+        let p = &mut st.pacers[g];
+        p.wait = 0.0;
+        p.at_peak = 0.0;
+        p.at_base = 0.0;
     }
     let start = st.now;
     let ramp = job.ramp_time.as_secs_f64();
@@ -336,12 +362,12 @@ pub fn run_job(
         // The host and path stage, in issue order.
         let mut a = t;
         for &(r, c) in &costs.entries[h0 as usize..h1 as usize] {
-            let e = st.earliest(r as usize, c, a);
+            let (e, empty) = st.earliest(r as usize, c, a);
             if e > a {
                 st.pacers[r as usize].wait += e - a;
                 a = e;
             }
-            st.commit(r as usize, c, a);
+            st.commit(r as usize, c, a, empty);
         }
         // Each member device on its own; the I/O completes when its slowest
         // piece does (fork-join).
@@ -353,12 +379,12 @@ pub fn run_job(
         for &(_, e0, e1) in &costs.groups[g0 as usize..g1 as usize] {
             let mut am = a;
             for &(r, c) in &costs.entries[e0 as usize..e1 as usize] {
-                let e = st.earliest(r as usize, c, am);
+                let (e, empty) = st.earliest(r as usize, c, am);
                 if e > am {
                     st.pacers[r as usize].wait += e - am;
                     am = e;
                 }
-                st.commit(r as usize, c, am);
+                st.commit(r as usize, c, am, empty);
             }
             done = done.max(am + dist.draw(rng));
         }

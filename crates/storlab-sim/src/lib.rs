@@ -194,9 +194,7 @@ pub fn simulate(
             let binding = match o.top_wait {
                 Some((g, w)) if w > 0.05 * o.total_latency_s.max(1e-12) * (o.events as f64 / o.ios.max(1) as f64) => {
                     let i = map.iter().position(|&x| x == g).unwrap_or(0);
-                    let p = &st.pacers[g];
-                    let credit = p.linked().map_or(p.has_credit(st.now), |l| st.pacers[l].has_credit(st.now));
-                    plan.resources[i].label(credit)
+                    plan.resources[i].label(st.pacers[g].mostly_at_peak())
                 }
                 _ => format!("latency: {} I/Os in flight, no limit reached", job.outstanding()),
             };

@@ -1,0 +1,89 @@
+"""Exporters for run records: the side-by-side table, CSV, and
+CloudWatch-shaped JSON (`aws cloudwatch get-metric-data` output)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+CSV_FIELDS = [
+    "config", "job", "pool", "iops", "bw_bytes_s", "read_iops", "write_iops",
+    "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us",
+    "outstanding", "ios", "start_s", "runtime_s", "binding",
+]
+
+# Default start of the simulated clock in CloudWatch output: fixed, so the
+# same scenario gives the same file.
+DEFAULT_START = "2026-01-01T00:00:00+00:00"
+
+
+def _lat(us: float) -> str:
+    return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.0f} µs"
+
+
+def results_table(record: dict[str, Any]) -> Group:
+    configs = list(dict.fromkeys(r["config"] for r in record["results"]))
+    jobs = list(dict.fromkeys(r["job"] for r in record["results"]))
+    by = {(r["config"], r["job"]): r for r in record["results"]}
+    t = Table(title=record.get("title") or record["scenario"], show_lines=True)
+    t.add_column("job", style="cyan", no_wrap=True)
+    for c in configs:
+        t.add_column(c, overflow="fold", min_width=22)
+    for j in jobs:
+        cells = []
+        for c in configs:
+            r = by.get((c, j))
+            if r is None:
+                cells.append(Text("—"))
+                continue
+            cell = Text(f"{r['iops']:,.0f} IOPS  {r['bw_bytes_s'] / 1e6:,.1f} MB/s", style="bold")
+            cell.append(f"\nlatency {_lat(r['lat_mean_us'])} mean, {_lat(r['lat_p99_us'])} p99")
+            cell.append("\n" + r["binding"], style="dim")
+            cells.append(cell)
+        t.add_row(j, *cells)
+    notes = Text()
+    notes.append(
+        f"workload {record['workload']}, seed {record['seed']}: {record['simulated_s']:,.0f} s simulated, "
+        f"{record['simulated_ios']:,} I/Os; MB = 10^6 bytes\n",
+        style="dim",
+    )
+    if record.get("unverified"):
+        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
+    if record.get("interrupted"):
+        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    return Group(t, notes)
+
+
+def to_csv(record: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in record["results"]:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def to_cloudwatch(record: dict[str, Any], start: str = DEFAULT_START) -> str:
+    """`aws cloudwatch get-metric-data`-shaped JSON: one MetricDataResult per
+    series, timestamps as ISO 8601 from `start`, in ascending order."""
+    t0 = datetime.fromisoformat(start)
+    if t0.tzinfo is None:
+        t0 = t0.replace(tzinfo=timezone.utc)
+    results = []
+    for i, s in enumerate(record["series"], 1):
+        results.append({
+            "Id": f"m{i}",
+            "Label": f"{s['config']} {s['resource']} {s['metric']}",
+            "Timestamps": [(t0 + timedelta(seconds=ts)).isoformat() for ts in s["timestamps"]],
+            "Values": s["values"],
+            "StatusCode": "Complete",
+            "Messages": [],
+        })
+    return json.dumps({"MetricDataResults": results, "Messages": []}, indent=2) + "\n"
