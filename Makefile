@@ -29,7 +29,7 @@ install: $(STAMPS)/install ## Create .venv at the repo root with storlab in it
 	@$(BIN)/storlab --version
 
 demo: install ## Set up and run the main job
-	$(BIN)/storlab limits examples/azure-ds4-p30-host-cache.toml
+	$(BIN)/storlab simulate examples/azure-ds4-p30-host-cache.toml
 
 test: install test-rust test-python ## Set up and run every test (cargo and pytest)
 

@@ -196,7 +196,10 @@ pub fn simulate(
                     let i = map.iter().position(|&x| x == g).unwrap_or(0);
                     plan.resources[i].label(st.pacers[g].mostly_at_peak())
                 }
-                _ => format!("latency: {} I/Os in flight, no limit reached", job.outstanding()),
+                _ => match job.outstanding() {
+                    1 => "latency: 1 I/O in flight, no limit reached".to_string(),
+                    n => format!("latency: {n} I/Os in flight, no limit reached"),
+                },
             };
             let w = o.window_s.max(1e-12);
             results.push(JobResult {

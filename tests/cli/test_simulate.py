@@ -1,0 +1,129 @@
+"""`storlab simulate`: the run-record contract, exports, determinism, and
+bad input. Figures come from the vendors' rules (hand calculations in the
+comments)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from conftest import EXAMPLES
+
+GP2 = """
+[workload]
+duration_s = {duration}
+[[workload.jobs]]
+rw = "randwrite"
+bs = "16k"
+iodepth = 64
+
+[configs.gp2]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp2.pools]]
+device = "aws/ebs/gp2"
+size_gib = 400
+"""
+
+
+def test_run_record_follows_the_design_contract(storlab, scenario):
+    r = storlab("simulate", str(scenario(GP2.format(duration=600))), "--json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["schema_version"] == 1 and rec["engine"] == "simulate"
+    assert rec["tool"]["name"] == "storlab" and rec["seed"] == 1
+    for field in ("config", "job", "iops", "bw_bytes_s", "lat_mean_us", "lat_p50_us", "lat_p90_us",
+                  "lat_p99_us", "lat_p999_us", "lat_max_us", "binding"):
+        assert field in rec["results"][0], field
+    names = {(s["resource"], s["metric"]) for s in rec["series"]}
+    for m in ("VolumeReadOps", "VolumeWriteOps", "VolumeReadBytes", "VolumeWriteBytes", "VolumeTotalReadTime",
+              "VolumeTotalWriteTime", "VolumeQueueLength", "BurstBalance"):
+        assert ("pool all", m) in names, m
+    s = rec["series"][0]
+    assert {"config", "resource", "metric", "unit", "period_s", "timestamps", "values"} <= set(s)
+    # gp2 400 GiB bursts at 3,000 IOPS for 3,000 s: all 600 s at 3,000.
+    res = rec["results"][0]
+    assert abs(res["iops"] - 3000) < 30
+    # 16 KiB × 3,000 = 49,152,000 B/s
+    assert abs(res["bw_bytes_s"] - 49_152_000) < 491_520
+    # Little's law: 64 in flight
+    assert abs(res["iops"] * res["lat_mean_us"] * 1e-6 / 64 - 1) < 0.02
+
+
+def test_gp2_burst_balance_over_time(storlab, scenario):
+    rec = json.loads(storlab("simulate", str(scenario(GP2.format(duration=4200))), "--json").stdout)
+    bal = next(s for s in rec["series"] if s["metric"] == "BurstBalance")
+    ops = next(s for s in rec["series"] if s["metric"] == "VolumeWriteOps")
+    # 5.4 M credits at 3,000 − 1,200 = 1,800 a second: empty at 3,000 s.
+    assert abs(bal["values"][24] - 100 * (1 - 1500 / 3000)) < 1.0  # end of minute 25
+    assert bal["values"][51] < 0.5
+    assert abs(ops["values"][10] / 60 - 3000) < 30
+    assert abs(ops["values"][60] / 60 - 1200) < 12
+
+
+def test_same_scenario_and_seed_give_byte_identical_json(storlab):
+    path = EXAMPLES / "azure-ds4-p30-host-cache.toml"
+    a = storlab("simulate", str(path), "--json").stdout
+    b = storlab("simulate", str(path), "--json").stdout
+    assert a and a == b
+
+
+def test_csv_and_cloudwatch_exports(storlab, scenario, tmp_path):
+    p = scenario(GP2.format(duration=180))
+    r = storlab("simulate", str(p), "--csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert rows[0]["job"] == "RND16K-Q64T1-write" and float(rows[0]["iops"]) > 2900
+    out = tmp_path / "cw.json"
+    r = storlab("simulate", str(p), "--cloudwatch", str(out), "--start", "2024-01-01T00:00:00+00:00")
+    assert r.returncode == 0, r.stderr
+    cw = json.loads(out.read_text())
+    first = cw["MetricDataResults"][0]
+    assert set(first) == {"Id", "Label", "Timestamps", "Values", "StatusCode", "Messages"}
+    assert first["StatusCode"] == "Complete"
+    # 180 s of I/O in 60 s periods, plus the I/Os in flight at the end,
+    # which complete (and are counted) in the next minute.
+    assert len(first["Timestamps"]) == len(first["Values"]) == 4
+    assert first["Timestamps"][:2] == ["2024-01-01T00:00:00+00:00", "2024-01-01T00:01:00+00:00"]
+    assert len({m["Id"] for m in cw["MetricDataResults"]}) == len(cw["MetricDataResults"])
+
+
+def test_rds_hosts_get_rds_metrics(storlab):
+    rec = json.loads(storlab("simulate", str(EXAMPLES / "aws-rds-m4-gp2-vs-io1.toml"), "--json", "--period", "300").stdout)
+    metrics = {s["metric"] for s in rec["series"] if s["resource"] == "host"}
+    assert {"ReadIOPS", "WriteIOPS", "ReadLatency", "WriteLatency", "ReadThroughput", "WriteThroughput",
+            "DiskQueueDepth", "BurstBalance"} <= metrics
+    assert all(s["period_s"] == 300 for s in rec["series"])
+
+
+def fails(storlab, *args):
+    r = storlab("simulate", *args)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and err.startswith("error: "), err
+    return err
+
+
+def test_unknown_preset(storlab, scenario):
+    err = fails(storlab, str(scenario('[workload]\nprofile = "cdm-defualt"\n[configs.a]\nhost = "local/host/server"\n[[configs.a.pools]]\ndevice = "local/nvme"\n')))
+    assert "unknown profile 'cdm-defualt'" in err and "cdm-default" in err
+
+
+def test_malformed_fio_file(storlab, scenario, tmp_path):
+    (tmp_path / "job.fio").write_text("[job]\nrw=randread\niodepht=32\n")
+    err = fails(storlab, str(scenario('[workload]\nfio = "job.fio"\n[configs.a]\nhost = "local/host/server"\n[[configs.a.pools]]\ndevice = "local/nvme"\n')))
+    assert "job.fio:3" in err and "iodepht" in err and "iodepth" in err
+
+
+def test_job_that_names_no_pool(storlab, scenario):
+    text = '[workload]\n[[workload.jobs]]\nrw = "write"\npool = "log"\n[configs.a]\nhost = "local/host/server"\n[[configs.a.pools]]\nrole = "data"\ndevice = "local/nvme"\n'
+    err = fails(storlab, str(scenario(text)))
+    assert "pool 'log'" in err and "pools: data" in err
+
+
+def test_fio_job_file_runs(storlab, scenario, tmp_path):
+    (tmp_path / "oltp.fio").write_text("[global]\nsize=1g\nruntime=10\ntime_based\n[oltp]\nrw=randrw\nrwmixread=70\nbs=8k\niodepth=16\n")
+    r = storlab("simulate", str(scenario('[workload]\nfio = "oltp.fio"\n[configs.a]\nhost = "local/host/server"\n[[configs.a.pools]]\ndevice = "local/nvme"\n')), "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)["results"][0]
+    assert res["job"] == "oltp"
+    assert abs(res["read_iops"] / res["iops"] - 0.70) < 0.01
