@@ -11,22 +11,10 @@ use crate::dist::ServiceTime;
 use crate::hist::Histogram;
 use crate::rng::Rng;
 use crate::series::SeriesSink;
-use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 use storlab_model::device::Cap;
 use storlab_model::resources::{IoClass, PoolPlan, Resource};
 use storlab_workload::Job;
-
-/// Simulated time in seconds since the start of a run.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct SimTime(pub f64);
-
-impl Eq for SimTime {}
-impl Ord for SimTime {
-    fn cmp(&self, o: &Self) -> Ordering {
-        self.0.total_cmp(&o.0)
-    }
-}
 
 #[derive(Debug, Clone)]
 struct Tokens {
@@ -242,10 +230,21 @@ pub struct Latencies {
     pub hit: Option<ServiceTime>,
 }
 
+/// A completion: the time's bit pattern (for non-negative f64 it orders as
+/// the number does, and integer compares are cheaper), then the slot, so
+/// ties resolve the same way on every run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Event {
-    t: SimTime,
+    t_bits: u64,
     slot: u32,
+}
+
+impl Event {
+    #[inline]
+    fn new(t: f64, slot: usize) -> Event {
+        debug_assert!(t >= 0.0);
+        Event { t_bits: t.to_bits(), slot: slot as u32 }
+    }
 }
 
 /// What one job measured.
@@ -399,10 +398,13 @@ pub fn run_job(
         }
         let done = issue(st, rng, slot, start, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
         bytes_issued += bs;
-        heap.push(std::cmp::Reverse(Event { t: SimTime(done), slot: slot as u32 }));
+        heap.push(std::cmp::Reverse(Event::new(done, slot)));
     }
     sink.start_job(spec.pool_index);
-    while let Some(std::cmp::Reverse(Event { t: SimTime(done), slot })) = heap.pop() {
+    // The next completion is always the heap's top; the slot's next I/O
+    // usually replaces it in place (one sift-down instead of a pop and a push).
+    while let Some(&std::cmp::Reverse(Event { t_bits, slot })) = heap.peek() {
+        let done = f64::from_bits(t_bits);
         let slot = slot as usize;
         out.events += 1;
         sink.advance(done, st);
@@ -412,7 +414,6 @@ pub fn run_job(
         if done >= window_start && window_end.map_or(true, |e| done <= e) {
             out.ios += 1;
             out.bytes += bs;
-            out.hist.record(lat);
             out.total_latency_s += lat;
             if read {
                 out.read_ios += 1;
@@ -430,11 +431,14 @@ pub fn run_job(
         let over_time = window_end.is_some_and(|e| next_t >= e);
         let over_bytes = byte_target.is_some_and(|b| bytes_issued >= b);
         if stopped || over_time || over_bytes {
+            heap.pop();
             continue;
         }
         let t = issue(st, rng, slot, next_t, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
         bytes_issued += bs;
-        heap.push(std::cmp::Reverse(Event { t: SimTime(t), slot: slot as u32 }));
+        if let Some(mut top) = heap.peek_mut() {
+            *top = std::cmp::Reverse(Event::new(t, slot));
+        }
     }
     out.window_s = match window_end {
         Some(e) if !out.interrupted => e - window_start,
@@ -446,5 +450,7 @@ pub fn run_job(
         .filter(|(_, w)| *w > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     st.now = last_done.max(window_end.unwrap_or(last_done));
+    out.hist.merge(&out.read_hist);
+    out.hist.merge(&out.write_hist);
     out
 }

@@ -44,7 +44,7 @@ fn bounds(i: usize) -> (u64, u64) {
 impl Histogram {
     #[inline]
     pub fn record(&mut self, seconds: f64) {
-        let ns = (seconds * 1e9).round() as u64;
+        let ns = (seconds * 1e9 + 0.5) as u64;
         self.counts[index(ns)] += 1;
         self.count += 1;
         self.sum_ns += seconds * 1e9;
