@@ -8,7 +8,7 @@ STAMPS := .stamps
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-rust test-python test-quick lint clean
+.PHONY: help install demo test test-rust test-python test-quick bench clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -41,6 +41,10 @@ test-python: install ## pytest: API, CLI, examples, binding
 
 test-quick: install ## pytest without the slow and server-needing tests
 	$(BIN)/pytest -q -m "not slow and not needs_postgres and not needs_fuse"
+
+bench: install ## Run the benchmarks beside their peers (minutes; results under bench/runs/)
+	$(BIN)/pip install --quiet "simpy>=4"
+	$(BIN)/python bench/simulate_speed.py
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so
