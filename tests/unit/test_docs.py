@@ -21,7 +21,7 @@ def struct_fields(path, name):
 
 @pytest.mark.parametrize("doc,src,structs", [
     ("scenario.md", "scenario.rs", ["ScenarioFile", "ConfigSpec", "PoolSpec"]),
-    ("catalog.md", "catalog.rs", ["DeviceSpec", "HostSpec", "PriceSpec", "SourceSpec", "FsStorage", "BurstRule"]),
+    ("catalog.md", "catalog.rs", ["DeviceSpec", "HostSpec", "PriceSpec", "SourceSpec", "FsStorage", "BurstRule", "LatencyProfile"]),
 ])
 def test_every_field_is_documented(doc, src, structs):
     text = (ROOT / "docs" / doc).read_text()
@@ -30,3 +30,13 @@ def test_every_field_is_documented(doc, src, structs):
         assert fields, s
         for f in fields:
             assert f"`{f}`" in text or re.search(rf"\b{f}\b", text), f"{s}.{f} is not in docs/{doc}"
+
+
+def test_workload_fields_are_documented():
+    text = (ROOT / "docs" / "workloads.md").read_text()
+    src = (ROOT / "crates" / "storlab-workload" / "src" / "spec.rs").read_text()
+    for const in ("FIELDS", "JOB_FIELDS"):
+        m = re.search(rf"pub const {const}: &\[&str\] = &\[(.*?)\];", src, re.S)
+        assert m, const
+        for f in re.findall(r'"(\w+)"', m.group(1)):
+            assert f"`{f}`" in text, f"{const} {f} is not in docs/workloads.md"
