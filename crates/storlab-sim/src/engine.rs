@@ -264,7 +264,15 @@ pub struct JobOutcome {
     pub total_latency_s: f64,
     pub events: u64,
     pub interrupted: bool,
+    /// Open loop: arrivals turned away because a million I/Os were already
+    /// waiting (the deployment could not keep up).
+    pub dropped: u64,
 }
+
+/// The slot number of an arrival event (open loop).
+const ARRIVAL: u32 = u32::MAX;
+/// Most I/Os an open-loop job keeps waiting before it turns arrivals away.
+pub const MAX_OPEN_IOS: usize = 1 << 20;
 
 pub struct JobSpec<'a> {
     pub job: &'a Job,
@@ -304,7 +312,9 @@ pub fn run_job(
     let byte_target = if measured.is_none() || !job.time_based { Some(job.size_bytes as f64 * f64::from(job.numjobs)) } else { None };
 
     let iodepth = job.iodepth.max(1) as usize;
-    let slots = iodepth * job.numjobs.max(1) as usize;
+    let open = job.arrival_iops.is_some();
+    let slots = if open { 0 } else { iodepth * job.numjobs.max(1) as usize };
+    let arrival_gap = job.arrival_iops.map(|r| 1.0 / r);
     let read_p = f64::from(job.rw.read_percent(job.rwmixread)) / 100.0;
     let random = job.rw.is_random();
     let bs = job.bs_bytes as f64;
@@ -314,6 +324,7 @@ pub fn run_job(
     let mut seq_phase = vec![0usize; job.numjobs.max(1) as usize];
     let mut issued_at = vec![0.0f64; slots];
     let mut class_of = vec![0u8; slots];
+    let mut free: Vec<u32> = Vec::new();
     let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::with_capacity(slots + 1);
     let mut out = JobOutcome {
         start_s: start,
@@ -328,13 +339,14 @@ pub fn run_job(
         total_latency_s: 0.0,
         events: 0,
         interrupted: false,
+        dropped: 0,
     };
     let mut bytes_issued = 0.0;
     let mut last_done = start;
     let mut stopped = false;
 
     let issue = |st: &mut DeploymentState, rng: &mut Rng, slot: usize, t0: f64, issued_at: &mut [f64], class_of: &mut [u8], next_allowed: &mut [f64], seq_phase: &mut [usize]| -> f64 {
-        let thread = slot / iodepth;
+        let thread = if open { 0 } else { slot / iodepth };
         let mut t = t0;
         if let Some(gap) = rate_gap {
             t = t.max(next_allowed[thread]);
@@ -392,6 +404,9 @@ pub fn run_job(
         done
     };
 
+    if open {
+        heap.push(std::cmp::Reverse(Event::new(start, ARRIVAL as usize)));
+    }
     for slot in 0..slots {
         if byte_target.is_some_and(|b| bytes_issued >= b) {
             break;
@@ -405,6 +420,36 @@ pub fn run_job(
     // usually replaces it in place (one sift-down instead of a pop and a push).
     while let Some(&std::cmp::Reverse(Event { t_bits, slot })) = heap.peek() {
         let done = f64::from_bits(t_bits);
+        if slot == ARRIVAL {
+            // Open loop: this arrival's I/O, and the next arrival.
+            let over = stopped || window_end.is_some_and(|e| done >= e) || byte_target.is_some_and(|b| bytes_issued >= b);
+            if over {
+                heap.pop();
+                continue;
+            }
+            let next = done - rng.f64().max(f64::MIN_POSITIVE).ln() * arrival_gap.unwrap_or(0.0);
+            if let Some(mut top) = heap.peek_mut() {
+                *top = std::cmp::Reverse(Event::new(next, ARRIVAL as usize));
+            }
+            let s = match free.pop() {
+                Some(s) => Some(s as usize),
+                None if issued_at.len() < MAX_OPEN_IOS => {
+                    issued_at.push(0.0);
+                    class_of.push(0);
+                    Some(issued_at.len() - 1)
+                }
+                None => None,
+            };
+            match s {
+                Some(s) => {
+                    let t = issue(st, rng, s, done, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
+                    bytes_issued += bs;
+                    heap.push(std::cmp::Reverse(Event::new(t, s)));
+                }
+                None => out.dropped += 1,
+            }
+            continue;
+        }
         let slot = slot as usize;
         out.events += 1;
         sink.advance(done, st);
@@ -430,7 +475,10 @@ pub fn run_job(
         let next_t = done + think;
         let over_time = window_end.is_some_and(|e| next_t >= e);
         let over_bytes = byte_target.is_some_and(|b| bytes_issued >= b);
-        if stopped || over_time || over_bytes {
+        if open || stopped || over_time || over_bytes {
+            if open {
+                free.push(slot as u32);
+            }
             heap.pop();
             continue;
         }

@@ -63,6 +63,10 @@ pub struct JobResult {
     pub runtime_s: f64,
     /// Share of reads the host cache serves (cache size over working set).
     pub cache_hit_ratio: f64,
+    /// Open loop: the arrival rate asked for, and arrivals turned away
+    /// because a million I/Os were already waiting.
+    pub arrival_iops: Option<f64>,
+    pub dropped: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -196,6 +200,7 @@ pub fn simulate(
                     let i = map.iter().position(|&x| x == g).unwrap_or(0);
                     plan.resources[i].label(st.pacers[g].mostly_at_peak())
                 }
+                _ if job.arrival_iops.is_some() => "arrivals: the offered rate, no limit reached".to_string(),
                 _ => match job.outstanding() {
                     1 => "latency: 1 I/O in flight, no limit reached".to_string(),
                     n => format!("latency: {n} I/Os in flight, no limit reached"),
@@ -221,10 +226,12 @@ pub fn simulate(
                 write_lat_mean_us: round(o.write_hist.mean_us(), 3),
                 binding,
                 ios: o.ios,
-                outstanding: job.outstanding(),
+                outstanding: if job.arrival_iops.is_some() { 0 } else { job.outstanding() },
                 start_s: round(o.start_s, 6),
                 runtime_s: round(o.window_s, 6),
                 cache_hit_ratio: hit_ratio,
+                arrival_iops: job.arrival_iops,
+                dropped: o.dropped,
             });
             simulated_ios += o.events;
             if o.interrupted {

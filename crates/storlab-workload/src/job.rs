@@ -67,8 +67,11 @@ pub struct Job {
     pub runtime: Option<Duration>,
     pub time_based: bool,
     pub ramp_time: Duration,
-    /// Open-loop rate cap per job (fio `rate_iops`).
+    /// Rate cap per job thread (fio `rate_iops`): still a closed loop.
     pub rate_iops: Option<u64>,
+    /// Open loop: Poisson arrivals at this rate, whatever the completions;
+    /// `iodepth × numjobs` is then not a limit.
+    pub arrival_iops: Option<f64>,
     pub thinktime: Duration,
     pub ioengine: Option<String>,
     pub direct: bool,
@@ -98,6 +101,7 @@ impl Job {
             time_based: false,
             ramp_time: Duration::ZERO,
             rate_iops: None,
+            arrival_iops: None,
             thinktime: Duration::ZERO,
             ioengine: None,
             direct: false,

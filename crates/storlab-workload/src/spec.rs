@@ -25,7 +25,7 @@ pub struct Workload {
 pub const FIELDS: &[&str] = &["profile", "fio", "jobs", "duration_s", "seed", "period_s"];
 pub const JOB_FIELDS: &[&str] = &[
     "name", "rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "runtime_s", "ramp_s", "rate_iops",
-    "thinktime_us", "loops", "pool",
+    "thinktime_us", "loops", "pool", "arrival_iops",
 ];
 
 fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
@@ -157,6 +157,17 @@ fn inline_job(file: &str, i: usize, t: &toml::Table) -> Result<Job, WorkloadErro
     }
     if let Some(v) = num("rate_iops")? {
         j.rate_iops = Some(u64::from(pos("rate_iops", v)?));
+    }
+    if let Some(v) = t.get("arrival_iops") {
+        let rate = match v {
+            toml::Value::Integer(i) => *i as f64,
+            toml::Value::Float(f) => *f,
+            other => return Err(err(file, &at("arrival_iops"), format!("expected a number, got {other}"))),
+        };
+        if !(rate > 0.0 && rate.is_finite()) {
+            return Err(err(file, &at("arrival_iops"), format!("{rate} must be a positive rate — e.g. 1000")));
+        }
+        j.arrival_iops = Some(rate);
     }
     if let Some(v) = num("runtime_s")? {
         j.runtime = Some(Duration::from_secs(v));
