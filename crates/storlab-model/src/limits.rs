@@ -9,7 +9,6 @@
 //! binds. The simulator spends the same costs against the same caps, I/O by
 //! I/O.
 
-use crate::catalog::{DeviceKind, Media};
 use crate::deployment::{Deployment, Pool};
 use crate::device::MIB;
 use crate::resources::PoolPlan;
@@ -90,8 +89,4 @@ pub fn primary_pool(dep: &Deployment) -> &Pool {
         .find(|p| p.role == Role::Data)
         .or_else(|| dep.pools.iter().find(|p| p.role == Role::All))
         .unwrap_or(&dep.pools[0])
-}
-
-pub fn is_local_hdd(p: &Pool) -> bool {
-    p.device.kind == DeviceKind::Local && p.device.media == Media::Hdd
 }

@@ -325,6 +325,9 @@ impl PoolPlan {
         let (resources, members, host) = build_resources(dep, pool);
         let dev = &pool.device;
         let merged = sequential && dev.merge_sequential;
+        // Datasheet IOPS of local devices are random-access figures: a
+        // sequential stream on them is bound by the transfer rate.
+        let iops_apply = !(dev.kind == DeviceKind::Local && sequential);
         let cached = pool.host_cache != HostCacheMode::None;
         let read_pl = placements(pool, size_bytes, true, sequential);
         let write_pl = placements(pool, size_bytes, false, sequential);
@@ -347,10 +350,12 @@ impl PoolPlan {
                     if class == IoClass::ReadHit {
                         continue;
                     }
-                    t.entries.push((mr.iops as u32, ops));
+                    if iops_apply {
+                        t.entries.push((mr.iops as u32, ops));
+                    }
                     t.entries.push((mr.bytes as u32, bytes));
                     let (di, db) = if read { (mr.read_iops, mr.read_bytes) } else { (mr.write_iops, mr.write_bytes) };
-                    if let Some(r) = di {
+                    if let (Some(r), true) = (di, iops_apply) {
                         t.entries.push((r as u32, ops));
                     }
                     if let Some(r) = db {
