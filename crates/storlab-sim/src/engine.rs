@@ -8,7 +8,7 @@
 //! them out. Time is virtual: hours of cloud time run in seconds.
 
 use crate::dist::ServiceTime;
-use crate::hist::Histogram;
+use storlab_stats::Histogram;
 use crate::rng::Rng;
 use crate::series::SeriesSink;
 use std::collections::{BinaryHeap, HashMap};

@@ -7,7 +7,6 @@
 
 pub mod dist;
 pub mod engine;
-pub mod hist;
 pub mod rng;
 pub mod series;
 

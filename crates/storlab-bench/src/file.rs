@@ -1,0 +1,194 @@
+//! The test file: created by storlab inside the folder the user names,
+//! filled with incompressible data, opened with O_DIRECT where the file
+//! system allows it, and removed when the handle drops — on success, on
+//! error, and when a run is stopped.
+
+use crate::BenchError;
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Alignment for O_DIRECT buffers and offsets: 4 KiB covers the logical
+/// block size of every device we meet.
+pub const ALIGN: usize = 4096;
+
+/// A heap buffer aligned for O_DIRECT.
+pub struct AlignedBuf {
+    ptr: *mut u8,
+    layout: Layout,
+}
+
+// SAFETY: the buffer is plain memory owned by one worker at a time.
+unsafe impl Send for AlignedBuf {}
+
+impl AlignedBuf {
+    pub fn new(len: usize) -> AlignedBuf {
+        let layout = Layout::from_size_align(len.max(ALIGN), ALIGN).expect("valid layout");
+        // SAFETY: layout has non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        assert!(!ptr.is_null(), "out of memory for I/O buffers");
+        AlignedBuf { ptr, layout }
+    }
+    pub fn as_mut_ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: ptr is valid for layout.size() bytes.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.layout.size()) }
+    }
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.layout.size()) }
+    }
+}
+
+impl Drop for AlignedBuf {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout.
+        unsafe { dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// Fills `buf` with pseudo-random bytes (xorshift), so compressing or
+/// deduplicating storage sees incompressible data.
+pub fn fill_random(buf: &mut [u8], seed: u64) {
+    let mut x = seed | 1;
+    for chunk in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = x.to_le_bytes();
+        chunk.copy_from_slice(&b[..chunk.len()]);
+    }
+}
+
+/// Free bytes for an unprivileged writer in the file system holding `dir`.
+pub fn free_bytes(dir: &Path) -> std::io::Result<u64> {
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: valid C string and out-pointer.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Checks the folder the user gave: it must exist, be a directory, and
+/// have room for the test file.
+pub fn check_dir(dir: &Path, size: u64) -> Result<(), BenchError> {
+    let meta = std::fs::metadata(dir).map_err(|e| BenchError::Path {
+        path: dir.display().to_string(),
+        message: format!("{e} — give an existing folder on the disk to measure"),
+    })?;
+    let ft = meta.file_type();
+    if ft.is_block_device() || ft.is_char_device() {
+        return Err(BenchError::Path {
+            path: dir.display().to_string(),
+            message: "is a device; storlab measures through a file system — give a folder on it".into(),
+        });
+    }
+    if !meta.is_dir() {
+        return Err(BenchError::Path {
+            path: dir.display().to_string(),
+            message: "is a file, not a folder; storlab writes its own test file inside the folder you give".into(),
+        });
+    }
+    let free = free_bytes(dir).map_err(|e| BenchError::Path { path: dir.display().to_string(), message: e.to_string() })?;
+    // Keep 64 MiB spare so the benchmark never fills a file system.
+    let need = size + (64 << 20);
+    if free < need {
+        return Err(BenchError::Path {
+            path: dir.display().to_string(),
+            message: format!(
+                "has {} MiB free, the test file needs {} MiB and 64 MiB spare — use --size {}MiB or less",
+                free >> 20,
+                size >> 20,
+                free.saturating_sub(64 << 20) >> 20
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The test file, removed on drop.
+pub struct TestFile {
+    pub path: PathBuf,
+    pub file: File,
+    pub size: u64,
+    /// False where the file system refused O_DIRECT (tmpfs): buffered I/O.
+    pub direct: bool,
+}
+
+impl TestFile {
+    /// Creates `storlab-bench-<pid>-<n>.dat` in `dir`, `size` bytes of
+    /// incompressible data written with 1 MiB writes.
+    pub fn create(dir: &Path, size: u64, want_direct: bool) -> Result<TestFile, BenchError> {
+        check_dir(dir, size)?;
+        let name = format!("storlab-bench-{}-{}.dat", std::process::id(), unique());
+        let path = dir.join(name);
+        let io_err = |e: std::io::Error, what: &str| BenchError::Path { path: path.display().to_string(), message: format!("{what}: {e}") };
+        {
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io_err(e, "cannot create the test file"))?;
+            // From here on the file is removed if anything fails.
+            let guard = RemoveOnDrop(path.clone());
+            let mut buf = AlignedBuf::new(1 << 20);
+            let mut left = size;
+            let mut n = 0u64;
+            while left > 0 {
+                fill_random(buf.as_mut_slice(), 0x5EED ^ n);
+                let len = left.min(1 << 20) as usize;
+                f.write_all(&buf.as_slice()[..len]).map_err(|e| io_err(e, "cannot write the test file"))?;
+                left -= len as u64;
+                n += 1;
+            }
+            f.sync_all().map_err(|e| io_err(e, "cannot flush the test file"))?;
+            std::mem::forget(guard);
+        }
+        let open = |direct: bool| {
+            let mut o = OpenOptions::new();
+            o.read(true).write(true);
+            if direct {
+                o.custom_flags(libc::O_DIRECT);
+            }
+            o.open(&path)
+        };
+        let (file, direct) = match (want_direct, open(want_direct)) {
+            (true, Ok(f)) => (f, true),
+            (true, Err(e)) if e.raw_os_error() == Some(libc::EINVAL) => (open(false).map_err(|e| io_err(e, "cannot open the test file"))?, false),
+            (_, Ok(f)) => (f, false),
+            (_, Err(e)) => {
+                let _ = std::fs::remove_file(&path);
+                return Err(io_err(e, "cannot open the test file"));
+            }
+        };
+        Ok(TestFile { path, file, size, direct })
+    }
+
+    pub fn fd(&self) -> std::os::fd::RawFd {
+        self.file.as_raw_fd()
+    }
+}
+
+impl Drop for TestFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos() as u64);
+    (t << 16) ^ N.fetch_add(1, Ordering::Relaxed)
+}
