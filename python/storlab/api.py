@@ -13,7 +13,7 @@ from typing import Any
 
 from storlab import _native
 from storlab.catalog import read_catalog_files
-from storlab.errors import ScenarioError
+from storlab.errors import ScenarioError, StorlabError
 
 
 @functools.cache
@@ -92,4 +92,128 @@ def simulate(
         **record,
         "host_info": {},
         "inputs": {"scenario": name, "catalog_files": [n for n, _ in files]},
+    }
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """`--size` values: `1GiB`, `512MiB`, `16m` — binary units throughout
+    (storlab's own flag; fio job files keep fio's own size rules)."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).lower() not in _UNITS:
+        raise StorlabError(f"--size '{text}' is not a size — e.g. 1GiB, 512MiB")
+    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if n < 1 << 20:
+        raise StorlabError(f"--size '{text}' is below 1 MiB — nearest valid value 1MiB")
+    return n
+
+
+def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The machine a measurement ran on: kernel, CPUs, memory, and the file
+    system and device under `path`."""
+    import platform
+
+    info: dict[str, Any] = {"kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    try:
+        with open("/proc/meminfo") as f:
+            info["memory_bytes"] = int(f.readline().split()[1]) * 1024
+    except OSError:
+        pass
+    if path is not None:
+        target = str(Path(path).resolve())
+        best = ("", "", "")
+        try:
+            with open("/proc/mounts") as f:
+                for line in f:
+                    dev, mnt, fs = line.split()[:3]
+                    if (target == mnt or target.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best[1]):
+                        best = (dev, mnt, fs)
+        except OSError:
+            pass
+        info.update({"path": target, "device": best[0], "mount": best[1], "filesystem": best[2]})
+    return info
+
+
+def bench_disk(
+    path: str | os.PathLike,
+    profile: str | None = None,
+    job: str | os.PathLike | None = None,
+    size: str = "1GiB",
+    engine: str = "io_uring",
+    runs: int | None = None,
+    runtime_s: float | None = None,
+    interval_s: float | None = None,
+    direct: bool = True,
+    seed: int = 1,
+    progress=None,
+) -> dict[str, Any]:
+    """Measures a CrystalDiskMark preset (`profile`) or a fio job file (`job`)
+    on a test file storlab creates inside `path` and removes afterwards.
+    Returns a run record (`"engine": "measure"`), results in the same
+    columns as `simulate`'s."""
+    if profile and job:
+        raise StorlabError("give --profile or --job, not both")
+    if not profile and not job:
+        profile = "cdm-default"
+    fio_name = fio_text = None
+    if job:
+        p = Path(job)
+        try:
+            fio_name, fio_text = str(p), p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ScenarioError(f"{p}: cannot read the job file ({e.__class__.__name__}: {e})") from e
+    if runs is not None and runs < 1:
+        raise StorlabError(f"--runs {runs} — nearest valid value 1")
+    for name, v in (("--runtime", runtime_s), ("--interval", interval_s)):
+        if v is not None and v < 0:
+            raise StorlabError(f"{name} {v} must not be negative")
+    size_bytes = parse_size(size)
+    report = json.loads(
+        _native.bench_disk_json(str(path), profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s, interval_s, direct, seed, progress)
+    )
+    results = []
+    for j in report["jobs"]:
+        best = j["runs"][j["best"]]
+        results.append({
+            "config": "local",
+            "job": j["job"],
+            "pool": "path",
+            "iops": best["iops"],
+            "bw_bytes_s": best["bw_bytes_s"],
+            "read_iops": best["read"]["iops"],
+            "write_iops": best["write"]["iops"],
+            **{k: best[k] for k in ("lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us")},
+            "binding": f"measured: {j['engine']}, {'direct' if j['direct'] else 'buffered'} I/O",
+            "outstanding": (1 if j["engine"] == "psync" else j["iodepth"]) * j["numjobs"],
+            "runs": len(j["runs"]),
+            "mean_iops": j["mean_iops"],
+            "mean_bw_bytes_s": j["mean_bw_bytes_s"],
+            "runtime_s": best["elapsed_s"],
+            "usr_cpu_s": best["usr_cpu_s"],
+            "sys_cpu_s": best["sys_cpu_s"],
+            "cpu_us_per_io": best["cpu_us_per_io"],
+            "engine": j["engine"],
+        })
+    return {
+        "schema_version": 1,
+        "tool": tool_info(),
+        "engine": "measure",
+        "scenario": None,
+        "workload": profile or str(job),
+        "seed": seed,
+        "host_info": host_info(path),
+        "results": results,
+        "series": [],
+        "runs": report["jobs"],
+        "file_bytes": report["file_bytes"],
+        "direct": report["direct"],
+        "warnings": report["warnings"],
+        "interrupted": report["interrupted"],
+        "inputs": {"path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": size_bytes,
+                   "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s},
     }

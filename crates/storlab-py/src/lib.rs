@@ -140,12 +140,115 @@ fn simulate_json(
     Ok(serde_json::to_string(&rec).expect("run record serialises"))
 }
 
+fn raise(py: Python<'_>, class: &str, msg: String) -> PyErr {
+    match py.import("storlab.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg,))) {
+        Ok(obj) => PyErr::from_value(obj),
+        Err(err) => err,
+    }
+}
+
+/// `bench_disk_json(path, profile, fio_name, fio_text, size_bytes, engine,
+/// runs, runtime_s, interval_s, direct, seed, progress) -> str`: measures the
+/// jobs of a CrystalDiskMark preset or a fio job file on a test file inside
+/// `path`. Ctrl-C stops the run; the report keeps what was measured
+/// (`interrupted: true`) and the test file is removed either way.
+#[pyfunction]
+#[pyo3(signature = (path, profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s=None, interval_s=None, direct=true, seed=1, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn bench_disk_json(
+    py: Python<'_>,
+    path: &str,
+    profile: Option<&str>,
+    fio_name: Option<&str>,
+    fio_text: Option<&str>,
+    size_bytes: u64,
+    engine: &str,
+    runs: Option<u32>,
+    runtime_s: Option<f64>,
+    interval_s: Option<f64>,
+    direct: bool,
+    seed: u64,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+    use storlab_bench::engine::EngineKind;
+    use storlab_workload::presets::Preset;
+
+    let kind = EngineKind::parse(engine)
+        .ok_or_else(|| raise(py, "EngineError", format!("--engine '{engine}' — use io_uring, psync or null")))?;
+    let (jobs, cdm, preset) = match (profile, fio_text) {
+        (Some(p), _) => {
+            let pr = Preset::by_name(p).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
+            (pr.jobs(), true, Some(pr))
+        }
+        (None, Some(text)) => {
+            let jobs = storlab_workload::fio::parse(fio_name.unwrap_or("job.fio"), text).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
+            (jobs, false, None)
+        }
+        (None, None) => return Err(raise(py, "ScenarioError", "give --profile NAME or --job FILE.fio".into())),
+    };
+    let opts = storlab_bench::BenchOptions {
+        size_bytes,
+        engine: kind,
+        runs: runs.unwrap_or(preset.map_or(1, |p| p.runs)),
+        cdm,
+        runtime: runtime_s.map(Duration::from_secs_f64).or(preset.map(|p| p.measure)),
+        interval: interval_s.map(Duration::from_secs_f64).unwrap_or(preset.map_or(Duration::ZERO, |p| p.interval)),
+        direct,
+        seed,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicUsize::new(0));
+    let total = jobs.len();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let rx = std::sync::Mutex::new(rx);
+    let dir = std::path::PathBuf::from(path);
+    {
+        let (stop, done) = (stop.clone(), done.clone());
+        std::thread::spawn(move || {
+            let r = storlab_bench::bench_disk(&dir, &jobs, &opts, &stop, &mut |d, _| done.store(d, Ordering::Relaxed));
+            let _ = tx.send(r);
+        });
+    }
+    let mut interrupted = false;
+    let report = loop {
+        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(Duration::from_millis(100))) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    interrupted = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+                if let Some(cb) = &progress {
+                    cb.call1(py, (done.load(Ordering::Relaxed), total))?;
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(raise(py, "EngineError", "the benchmark thread ended without a result".into()))
+            }
+        }
+    };
+    let mut report = report.map_err(|e| {
+        let class = match &e {
+            storlab_bench::BenchError::Path { .. } => "ScenarioError",
+            storlab_bench::BenchError::Job { .. } => "ScenarioError",
+            _ => "EngineError",
+        };
+        raise(py, class, e.to_string())
+    })?;
+    report.interrupted |= interrupted;
+    Ok(serde_json::to_string(&report).expect("bench report serialises"))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(limits_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_entry_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

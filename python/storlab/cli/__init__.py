@@ -49,6 +49,10 @@ from storlab.cli import simulate as _simulate  # noqa: E402,F401
 
 app.add_typer(_catalog.app, name="catalog")
 
+from storlab.cli import bench as _bench  # noqa: E402
+
+app.add_typer(_bench.app, name="bench")
+
 
 def main() -> None:
     """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130."""
