@@ -45,6 +45,8 @@ test-quick: install ## pytest without the slow and server-needing tests
 bench: install ## Run the benchmarks beside their peers (minutes; results under bench/runs/)
 	$(BIN)/pip install --quiet "simpy>=4"
 	$(BIN)/python bench/simulate_speed.py
+	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
+	$(BIN)/python bench/disk_vs_fio.py
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

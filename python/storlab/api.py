@@ -151,11 +151,13 @@ def bench_disk(
     direct: bool = True,
     seed: int = 1,
     progress=None,
+    _existing_file: str | None = None,
 ) -> dict[str, Any]:
     """Measures a CrystalDiskMark preset (`profile`) or a fio job file (`job`)
     on a test file storlab creates inside `path` and removes afterwards.
     Returns a run record (`"engine": "measure"`), results in the same
-    columns as `simulate`'s."""
+    columns as `simulate`'s. `_existing_file` is for side-by-side benchmarks
+    only (bench/disk_vs_fio.py): it measures that file in place."""
     if profile and job:
         raise StorlabError("give --profile or --job, not both")
     if not profile and not job:
@@ -174,7 +176,7 @@ def bench_disk(
             raise StorlabError(f"{name} {v} must not be negative")
     size_bytes = parse_size(size)
     report = json.loads(
-        _native.bench_disk_json(str(path), profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s, interval_s, direct, seed, progress)
+        _native.bench_disk_json(str(path), profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s, interval_s, direct, seed, progress, _existing_file)
     )
     results = []
     for j in report["jobs"]:

@@ -103,3 +103,21 @@ def test_ctrl_c_keeps_results_and_removes_the_test_file(tmp_path):
     rec = json.loads(out)
     assert rec["interrupted"] is True
     assert list(tmp_path.iterdir()) == [], "the test file is removed on Ctrl-C"
+
+
+def test_tmpfs_direct_or_buffered_with_a_warning(storlab):
+    """tmpfs refused O_DIRECT before Linux 6.6 and takes it since: either
+    way the record says which I/O ran, and buffered I/O comes with a warning."""
+    import tempfile
+    from pathlib import Path
+
+    if not Path("/dev/shm").is_dir():
+        pytest.skip("no /dev/shm")
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as d:
+        r = storlab("bench", "disk", "--path", d, *QUICK, "--profile", "cdm-real-world", "--json")
+        assert r.returncode == 0, r.stderr
+        rec = json.loads(r.stdout)
+        warned = "refused O_DIRECT" in r.stderr
+        assert warned == (rec["direct"] is False)
+        assert ("buffered" in rec["results"][0]["binding"]) == warned
+        assert list(Path(d).iterdir()) == []

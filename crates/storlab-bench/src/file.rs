@@ -120,6 +120,9 @@ pub struct TestFile {
     pub size: u64,
     /// False where the file system refused O_DIRECT (tmpfs): buffered I/O.
     pub direct: bool,
+    /// Files storlab created are removed on drop; a benchmark's own file
+    /// (`open_existing`) is left alone.
+    owned: bool,
 }
 
 impl TestFile {
@@ -131,7 +134,22 @@ impl TestFile {
         let path = dir.join(name);
         let io_err = |e: std::io::Error, what: &str| BenchError::Path { path: path.display().to_string(), message: format!("{what}: {e}") };
         {
-            let mut f = OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io_err(e, "cannot create the test file"))?;
+            // Filled with unbuffered 1 MiB writes where the file system
+            // allows (as CrystalDiskMark does): data left in the page cache
+            // would make every later O_DIRECT I/O invalidate cached pages.
+            let mut o = OpenOptions::new();
+            o.write(true).create_new(true);
+            if want_direct {
+                o.custom_flags(libc::O_DIRECT);
+            }
+            let mut f = match o.open(&path) {
+                Ok(f) => f,
+                Err(e) if want_direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                    let _ = std::fs::remove_file(&path);
+                    OpenOptions::new().write(true).create_new(true).open(&path).map_err(|e| io_err(e, "cannot create the test file"))?
+                }
+                Err(e) => return Err(io_err(e, "cannot create the test file")),
+            };
             // From here on the file is removed if anything fails.
             let guard = RemoveOnDrop(path.clone());
             let mut buf = AlignedBuf::new(1 << 20);
@@ -139,12 +157,16 @@ impl TestFile {
             let mut n = 0u64;
             while left > 0 {
                 fill_random(buf.as_mut_slice(), 0x5EED ^ n);
-                let len = left.min(1 << 20) as usize;
+                // A last partial MiB is rounded up to the 4 KiB alignment.
+                let len = (left.min(1 << 20) as usize).div_ceil(ALIGN) * ALIGN;
                 f.write_all(&buf.as_slice()[..len]).map_err(|e| io_err(e, "cannot write the test file"))?;
-                left -= len as u64;
+                left = left.saturating_sub(len as u64);
                 n += 1;
             }
             f.sync_all().map_err(|e| io_err(e, "cannot flush the test file"))?;
+            // Whatever is still cached (buffered fallback) is dropped.
+            // SAFETY: valid descriptor.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
             std::mem::forget(guard);
         }
         let open = |direct: bool| {
@@ -164,7 +186,22 @@ impl TestFile {
                 return Err(io_err(e, "cannot open the test file"));
             }
         };
-        Ok(TestFile { path, file, size, direct })
+        Ok(TestFile { path, file, size, direct, owned: true })
+    }
+
+    /// Opens an existing file for side-by-side benchmarks, so storlab and a
+    /// peer measure the very same file. Not offered to users: the CLI only
+    /// ever writes a file of its own. The file is left in place.
+    pub fn open_existing(path: &Path, want_direct: bool) -> Result<TestFile, BenchError> {
+        let io_err = |e: std::io::Error| BenchError::Path { path: path.display().to_string(), message: e.to_string() };
+        let size = std::fs::metadata(path).map_err(io_err)?.len();
+        let mut o = OpenOptions::new();
+        o.read(true).write(true);
+        if want_direct {
+            o.custom_flags(libc::O_DIRECT);
+        }
+        let file = o.open(path).map_err(io_err)?;
+        Ok(TestFile { path: path.to_path_buf(), file, size, direct: want_direct, owned: false })
     }
 
     pub fn fd(&self) -> std::os::fd::RawFd {
@@ -174,7 +211,9 @@ impl TestFile {
 
 impl Drop for TestFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if self.owned {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 

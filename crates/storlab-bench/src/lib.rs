@@ -40,6 +40,9 @@ pub struct BenchOptions {
     pub interval: Duration,
     pub direct: bool,
     pub seed: u64,
+    /// Side-by-side benchmarks only: measure this existing file instead of
+    /// creating one (bench/disk_vs_fio.py runs fio and storlab on one file).
+    pub existing_file: Option<std::path::PathBuf>,
 }
 
 /// Percentiles fio reports for completion latency (`clat_ns.percentile`).
@@ -166,7 +169,10 @@ pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool,
             return Err(BenchError::Job { job: j.name.clone(), message: format!("bs {} is not a multiple of 4096, which direct I/O needs — use a multiple of 4k", j.bs_bytes) });
         }
     }
-    let file = file::TestFile::create(dir, o.size_bytes, o.direct)?;
+    let file = match &o.existing_file {
+        Some(p) => file::TestFile::open_existing(p, o.direct)?,
+        None => file::TestFile::create(dir, o.size_bytes, o.direct)?,
+    };
     let mut warnings = Vec::new();
     if o.direct && !file.direct {
         warnings.push(format!("{}: the file system refused O_DIRECT (tmpfs?) — buffered I/O measures the page cache, not the disk", dir.display()));

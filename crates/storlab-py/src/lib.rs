@@ -153,7 +153,7 @@ fn raise(py: Python<'_>, class: &str, msg: String) -> PyErr {
 /// `path`. Ctrl-C stops the run; the report keeps what was measured
 /// (`interrupted: true`) and the test file is removed either way.
 #[pyfunction]
-#[pyo3(signature = (path, profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s=None, interval_s=None, direct=true, seed=1, progress=None))]
+#[pyo3(signature = (path, profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s=None, interval_s=None, direct=true, seed=1, progress=None, existing_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn bench_disk_json(
     py: Python<'_>,
@@ -169,6 +169,7 @@ fn bench_disk_json(
     direct: bool,
     seed: u64,
     progress: Option<PyObject>,
+    existing_file: Option<String>,
 ) -> PyResult<String> {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -198,6 +199,7 @@ fn bench_disk_json(
         interval: interval_s.map(Duration::from_secs_f64).unwrap_or(preset.map_or(Duration::ZERO, |p| p.interval)),
         direct,
         seed,
+        existing_file: existing_file.map(std::path::PathBuf::from),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicUsize::new(0));
