@@ -85,6 +85,7 @@ def main() -> None:
     ap.add_argument("--path", type=Path, default=None, help="folder on the disk to measure (default: a temp folder)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runtime", type=float, default=5.0)
+    ap.add_argument("--tests", default="", help="comma-separated test names (default: all eight)")
     ap.add_argument("--out", type=Path, default=Path("bench/runs") / date.today().isoformat() / "disk_vs_fio.json")
     a = ap.parse_args()
     if not shutil.which("fio"):
@@ -99,7 +100,8 @@ def main() -> None:
                     "--ioengine=io_uring", "--iodepth=8", "--output-format=json"], capture_output=True, check=True)
     results: dict[str, dict[str, list]] = {}
     try:
-        for name, rw, bs, qd, nj in TESTS:
+        wanted = [t for t in TESTS if not a.tests or t[0] in a.tests.split(",")]
+        for name, rw, bs, qd, nj in wanted:
             results[name] = {"fio": [], "storlab": []}
             for _ in range(a.rounds):
                 results[name]["fio"].append(fio_test(fio_file, rw, bs, qd, nj, a.runtime))
