@@ -148,6 +148,22 @@ impl DeploymentState {
         (e, empty)
     }
 
+    /// Passes an I/O arriving at `t` through one stage's resources in turn
+    /// (each admits it when it can take it) and returns when it left.
+    #[inline]
+    fn pass(&mut self, entries: &[(u32, f64)], t: f64) -> f64 {
+        let mut a = t;
+        for &(r, c) in entries {
+            let (e, empty) = self.earliest(r as usize, c, a);
+            if e > a {
+                self.pacers[r as usize].wait += e - a;
+                a = e;
+            }
+            self.commit(r as usize, c, a, empty);
+        }
+        a
+    }
+
     #[inline]
     fn commit(&mut self, r: usize, cost: f64, a: f64, empty: bool) {
         let (inv, at_base) = match self.pacers[r].linked {
@@ -371,15 +387,7 @@ pub fn run_job(
         };
         let (h0, h1, g0, g1) = costs.spans[phase * 3 + class as usize];
         // The host and path stage, in issue order.
-        let mut a = t;
-        for &(r, c) in &costs.entries[h0 as usize..h1 as usize] {
-            let (e, empty) = st.earliest(r as usize, c, a);
-            if e > a {
-                st.pacers[r as usize].wait += e - a;
-                a = e;
-            }
-            st.commit(r as usize, c, a, empty);
-        }
+        let a = st.pass(&costs.entries[h0 as usize..h1 as usize], t);
         // Each member device on its own; the I/O completes when its slowest
         // piece does (fork-join).
         let mut done = a;
@@ -388,15 +396,7 @@ pub fn run_job(
         }
         let dist = if class == IoClass::Write { &spec.lat.write } else { &spec.lat.read };
         for &(_, e0, e1) in &costs.groups[g0 as usize..g1 as usize] {
-            let mut am = a;
-            for &(r, c) in &costs.entries[e0 as usize..e1 as usize] {
-                let (e, empty) = st.earliest(r as usize, c, am);
-                if e > am {
-                    st.pacers[r as usize].wait += e - am;
-                    am = e;
-                }
-                st.commit(r as usize, c, am, empty);
-            }
+            let am = st.pass(&costs.entries[e0 as usize..e1 as usize], a);
             done = done.max(am + dist.draw(rng));
         }
         issued_at[slot] = t;

@@ -49,7 +49,7 @@ fn simulation_agrees_with_the_limits_over_every_example() {
         for r in &rec.results {
             let name = format!("{} {} {}", path.file_name().unwrap().to_string_lossy(), r.config, r.job);
             // Little's law, closed loop without think time.
-            let little = r.iops * r.lat_mean_us * 1e-6;
+            let little = r.iops * r.latency.lat_mean_us * 1e-6;
             assert!((little / r.outstanding as f64 - 1.0).abs() < 0.02, "{name}: IOPS × latency = {little}, in flight {}", r.outstanding);
             let Some((k, bytes)) = key(&r.job) else { continue };
             let c = ceilings[r.config.as_str()];

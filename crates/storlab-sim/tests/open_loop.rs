@@ -33,7 +33,7 @@ fn poisson_arrivals_wait_as_in_an_md1_queue() {
     let r = &rec.results[0];
     assert!((r.iops / 1500.0 - 1.0).abs() < 0.01, "{}", r.iops);
     let want = 166.7 + 762.2;
-    assert!((r.lat_mean_us / want - 1.0).abs() < 0.02, "mean latency {} µs, want {want}", r.lat_mean_us);
+    assert!((r.latency.lat_mean_us / want - 1.0).abs() < 0.02, "mean latency {} µs, want {want}", r.latency.lat_mean_us);
     assert_eq!(r.dropped, 0);
 }
 
@@ -46,6 +46,6 @@ fn overload_runs_at_the_cap_and_the_queue_grows() {
     let rec = common::simulate(&cat, &gp3(6000.0, 60));
     let r = &rec.results[0];
     assert!((r.iops / 3000.0 - 1.0).abs() < 0.02, "{}", r.iops);
-    assert!(r.lat_mean_us > 5e6, "{}", r.lat_mean_us);
+    assert!(r.latency.lat_mean_us > 5e6, "{}", r.latency.lat_mean_us);
     assert!(r.binding.contains("aws/ebs/gp3"), "{}", r.binding);
 }

@@ -41,7 +41,48 @@ fn bounds(i: usize) -> (u64, u64) {
     (((SUB as u64) | sub) << shift, 1u64 << shift)
 }
 
+/// The latency columns every run record carries, simulated or measured.
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
+pub struct LatencySummary {
+    pub lat_mean_us: f64,
+    pub lat_p50_us: f64,
+    pub lat_p90_us: f64,
+    pub lat_p99_us: f64,
+    pub lat_p999_us: f64,
+    pub lat_p9999_us: f64,
+    pub lat_max_us: f64,
+}
+
+impl LatencySummary {
+    /// Every figure rounded to `digits` decimals (for stable records).
+    pub fn rounded(self, digits: i32) -> LatencySummary {
+        let m = 10f64.powi(digits);
+        let r = |v: f64| (v * m).round() / m;
+        LatencySummary {
+            lat_mean_us: r(self.lat_mean_us),
+            lat_p50_us: r(self.lat_p50_us),
+            lat_p90_us: r(self.lat_p90_us),
+            lat_p99_us: r(self.lat_p99_us),
+            lat_p999_us: r(self.lat_p999_us),
+            lat_p9999_us: r(self.lat_p9999_us),
+            lat_max_us: r(self.lat_max_us),
+        }
+    }
+}
+
 impl Histogram {
+    pub fn summary(&self) -> LatencySummary {
+        LatencySummary {
+            lat_mean_us: self.mean_us(),
+            lat_p50_us: self.quantile_us(0.5),
+            lat_p90_us: self.quantile_us(0.9),
+            lat_p99_us: self.quantile_us(0.99),
+            lat_p999_us: self.quantile_us(0.999),
+            lat_p9999_us: self.quantile_us(0.9999),
+            lat_max_us: self.max_ns as f64 / 1e3,
+        }
+    }
+
     #[inline]
     pub fn record(&mut self, seconds: f64) {
         let ns = (seconds * 1e9 + 0.5) as u64;

@@ -4,4 +4,4 @@
 
 pub mod hist;
 
-pub use hist::Histogram;
+pub use hist::{Histogram, LatencySummary};
