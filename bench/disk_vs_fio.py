@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import statistics
@@ -52,7 +51,7 @@ def run_fio(args: list[str]) -> tuple[dict, float]:
 
 
 def fio_test(fio_file: Path, rw: str, bs: str, qd: int, nj: int, runtime: float, engine: str = "io_uring") -> dict:
-    doc, cpu = run_fio([f"--name=t", f"--filename={fio_file}", "--size=1g", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
+    doc, cpu = run_fio(["--name=t", f"--filename={fio_file}", "--size=1g", f"--rw={rw}", f"--bs={bs}", f"--iodepth={qd}",
                         f"--numjobs={nj}", f"--ioengine={engine}", "--direct=1", f"--runtime={runtime}", "--time_based",
                         "--group_reporting"])
     j = doc["jobs"][0]

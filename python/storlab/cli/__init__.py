@@ -21,9 +21,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-_state = {"debug": False}
-
-
 @app.callback(invoke_without_command=True)
 def _root(
     ctx: typer.Context,
@@ -31,7 +28,8 @@ def _root(
     version: bool = typer.Option(False, "--version", help="Print the version and exit."),
 ) -> None:
     """storlab: a storage lab for database engineers."""
-    _state["debug"] = debug
+    # --debug is read in main(), before typer parses anything.
+    del debug
     if version:
         from storlab import tool_info
 
