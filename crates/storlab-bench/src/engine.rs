@@ -144,6 +144,11 @@ impl Engine for Uring {
             }
         }
         self.queued += 1;
+        // Submit at once rather than with the next reap, as fio does by
+        // default (iodepth_batch_submit=1): batching a whole completion
+        // batch's refills let the device queue run low, and cost 15 % of
+        // the IOPS at queue depth 32 beside fio on the same file.
+        self.ring.submit()?;
         Ok(())
     }
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()> {
