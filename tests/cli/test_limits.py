@@ -10,17 +10,19 @@ MIB = 1024 * 1024
 DS4 = """
 title = "t"
 [configs.{name}]
-host = "azure/vm/Standard_DS4_v2"
+host = "azure/vm/{vm}"
 [[configs.{name}.pools]]
 device = "azure/premium-ssd/{tier}"
 count = {count}
 layout = "{layout}"
 host_cache = "{cache}"
+{extra}
 """
 
 
-def ds4(name="c", tier="P30", count=4, layout="stripe", cache="none"):
-    return DS4.format(name=name, tier=tier, count=count, layout=layout, cache=cache)
+def ds4(name="c", tier="P30", count=4, layout="stripe", cache="none", vm="Standard_DS4_v2", extra=""):
+    """An Azure VM with one pool of Premium SSD tiers (DS4_v2, 4 × P30 striped by default)."""
+    return DS4.format(name=name, tier=tier, count=count, layout=layout, cache=cache, vm=vm, extra=extra)
 
 
 def test_json_follows_the_design_contract(limits_json, scenario):
@@ -156,15 +158,7 @@ def test_catalog_list_and_show(storlab):
 def test_azure_vm_level_burst(limits_json, scenario):
     # Standard_E4s_v5: uncached 6,400 IOPS / 145 MB/s, bursting to 20,000 /
     # 1,200 for 30 minutes. 4 × P30 give 20,000 IOPS.
-    text = """
-[configs.e4]
-host = "azure/vm/Standard_E4s_v5"
-[[configs.e4.pools]]
-device = "azure/premium-ssd/P30"
-count = 4
-layout = "stripe"
-"""
-    c = limits_json(scenario(text))["configs"][0]
+    c = limits_json(scenario(ds4(vm="Standard_E4s_v5")))["configs"][0]
     assert c["ceilings"]["rand4k_read_iops"] == 20000
     assert c["sustained"]["rand4k_read_iops"] == 6400
     assert c["sustained_binding"]["rand4k_read_iops"] == "host Standard_E4s_v5: uncached baseline limit 6400 IOPS"
@@ -174,16 +168,7 @@ layout = "stripe"
 def test_azure_on_demand_bursting(limits_json, scenario):
     # P30 on-demand bursting: 30,000 IOPS per disk with no bucket, so 4 of
     # them reach DS14_v2's uncached 51,200 whether or not credits remain.
-    text = """
-[configs.od]
-host = "azure/vm/Standard_DS14_v2"
-[[configs.od.pools]]
-device = "azure/premium-ssd/P30"
-count = 4
-layout = "stripe"
-bursting = "on-demand"
-"""
-    c = limits_json(scenario(text))["configs"][0]
+    c = limits_json(scenario(ds4(vm="Standard_DS14_v2", extra='bursting = "on-demand"')))["configs"][0]
     assert c["ceilings"]["rand4k_read_iops"] == 51200
     assert "uncached" in c["binding"]["rand4k_read_iops"]
 
