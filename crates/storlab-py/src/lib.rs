@@ -244,6 +244,118 @@ fn bench_disk_json(
     Ok(serde_json::to_string(&report).expect("bench report serialises"))
 }
 
+/// Reads the JSON spec the Python front end builds for `bench db`.
+fn db_spec(spec: &str) -> Result<(storlab_db::Db, storlab_db::Workload, serde_json::Value), storlab_db::DbError> {
+    use storlab_db::{DbError, Workload};
+    let v: serde_json::Value = serde_json::from_str(spec).map_err(|e| DbError::Input(format!("bench db spec: {e}")))?;
+    let db = if let Some(p) = v["db"]["sqlite"].as_str() {
+        storlab_db::Db::Sqlite { path: p.into() }
+    } else {
+        storlab_db::Db::Postgres(storlab_db::pg::Target::parse(v["db"]["postgres"].as_str().unwrap_or(""))?)
+    };
+    let w = &v["workload"];
+    let u = |x: &serde_json::Value, d: u64| x.as_u64().unwrap_or(d);
+    let wl = match w["kind"].as_str().unwrap_or("") {
+        "tpcc" => Workload::Tpcc(storlab_db::TpccOptions {
+            warehouses: u(&w["warehouses"], 1) as u32,
+            all_warehouses: w["all_warehouses"].as_bool().unwrap_or(false),
+            key_and_think: w["key_and_think"].as_bool().unwrap_or(false),
+        }),
+        "insert" => Workload::Insert(storlab_db::insert::InsertOptions { rows_per_vu: u(&w["rows"], 10_000), commit_every: u(&w["commit_every"], 100) }),
+        _ => {
+            let mut cw = storlab_db::custom::Workload::parse(w["file"].as_str().unwrap_or("workload.toml"), w["text"].as_str().unwrap_or(""))?;
+            if let Some(s) = w["scale"].as_i64() {
+                cw.scale = s;
+            }
+            Workload::Custom(cw)
+        }
+    };
+    Ok((db, wl, v))
+}
+
+fn db_to_py(py: Python<'_>, e: storlab_db::DbError) -> PyErr {
+    raise(py, if e.is_input() { "ScenarioError" } else { "DatabaseError" }, e.to_string())
+}
+
+/// Runs `f` on its own thread while this one (holding the GIL only briefly)
+/// reports progress and turns Ctrl-C into the stop flag; the result keeps
+/// what was measured.
+fn polled(
+    py: Python<'_>,
+    progress: Option<PyObject>,
+    f: impl FnOnce(&storlab_db::Progress) -> Result<serde_json::Value, storlab_db::DbError> + Send + 'static,
+) -> PyResult<(serde_json::Value, bool)> {
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+    let state = storlab_db::Progress::default();
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let state = state.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(f(&state));
+        });
+    }
+    let rx = std::sync::Mutex::new(rx);
+    let mut interrupted = false;
+    let r = loop {
+        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(Duration::from_millis(250))) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    interrupted = true;
+                    state.stop.store(true, Ordering::Relaxed);
+                }
+                if let Some(cb) = &progress {
+                    let args = (state.phase.load(Ordering::Relaxed), state.done.load(Ordering::Relaxed), state.total.load(Ordering::Relaxed));
+                    if cb.call1(py, args).is_err() {
+                        state.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Err(raise(py, "DatabaseError", "the driver thread ended without a result".into())),
+        }
+    };
+    Ok((r.map_err(|e| db_to_py(py, e))?, interrupted))
+}
+
+/// `db_prepare_json(spec_json, progress=None) -> str`: builds (or reuses)
+/// the workload's schema and data. `progress(phase, done, total)`.
+#[pyfunction]
+#[pyo3(signature = (spec_json, progress=None))]
+fn db_prepare_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+    let (db, wl, v) = db_spec(spec_json).map_err(|e| db_to_py(py, e))?;
+    let seed = v["seed"].as_u64().unwrap_or(1);
+    let loaders = v["loaders"].as_u64().unwrap_or(2) as u32;
+    let (rec, interrupted) = polled(py, progress, move |p| storlab_db::prepare(&db, &wl, seed, loaders, p))?;
+    if interrupted {
+        return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
+    }
+    Ok(rec.to_string())
+}
+
+/// `db_run_json(spec_json, progress=None) -> str`: one timed run (rampup,
+/// then the measured window). Ctrl-C ends the window early; the record keeps
+/// what was measured (`interrupted: true`).
+#[pyfunction]
+#[pyo3(signature = (spec_json, progress=None))]
+fn db_run_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+    let (db, wl, v) = db_spec(spec_json).map_err(|e| db_to_py(py, e))?;
+    let secs = |x: &serde_json::Value| std::time::Duration::from_secs_f64(x.as_f64().unwrap_or(0.0).max(0.0));
+    let opts = storlab_db::RunOptions {
+        vus: v["vus"].as_u64().unwrap_or(1) as u32,
+        rampup: secs(&v["rampup_s"]),
+        duration: secs(&v["duration_s"]),
+        seed: v["seed"].as_u64().unwrap_or(1),
+        threads: v["threads"].as_u64().unwrap_or(0) as usize,
+        check: v["check"].as_bool().unwrap_or(false),
+    };
+    let (mut rec, interrupted) = polled(py, progress, move |p| storlab_db::run(&db, &wl, &opts, p))?;
+    if interrupted {
+        rec["interrupted"] = true.into();
+    }
+    Ok(rec.to_string())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(limits_json, m)?)?;
@@ -251,6 +363,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_entry_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
+    m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
+    m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

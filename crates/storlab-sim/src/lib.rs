@@ -7,7 +7,7 @@
 
 pub mod dist;
 pub mod engine;
-pub mod rng;
+pub use storlab_stats::rng;
 pub mod series;
 
 use engine::{run_job, DeploymentState, JobSpec, Latencies};

@@ -72,3 +72,118 @@ def disk_cmd(
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured; the test file was removed", style="yellow")
         raise typer.Exit(130)
+
+
+def _db_table(rec) -> Table:
+    t = Table(title=f"{rec['workload']} on {rec['inputs']['db']}")
+    tpcc = rec["inputs"]["workload"]["kind"] == "tpcc"
+    insert = rec["inputs"]["workload"]["kind"] == "insert"
+    cols = ["VUs"] + (["NOPM"] if tpcc else []) + (["rows/min", "last commit"] if insert else []) + ["TPM", "client TPM", "errors", "p99 (slowest type)", "client CPU µs/txn", "WAL B/txn", "cache hit"]
+    for c in cols:
+        t.add_column(c, justify="right")
+    for r in rec["results"]:
+        spread = lambda k: f" ±{r[k + '_stdev']:,.0f}" if r.get(k + "_stdev") else ""  # noqa: E731
+        p99 = max((x["lat_p99_us"] for x in r["txn"].values()), default=0)
+        errors = sum(x["errors"] for x in r["txn"].values())
+        io = r["io_profile"]
+        wal = io["per_txn"].get("wal_bytes")
+        hit = io.get("buffer_cache_hit_ratio")
+        row = [str(r["vus"])]
+        if tpcc:
+            row.append(f"{r['nopm']:,.0f}{spread('nopm')}")
+        if insert:
+            row += [f"{r['rows_per_min']:,.0f}", f"{r['last_commit_s']:.1f} s"]
+        row += [f"{r['tpm']:,.0f}{spread('tpm')}", f"{r['tpm_client']:,.0f}", str(errors),
+                f"{p99 / 1000:,.2f} ms", f"{r['client_cpu_us_per_txn']:,.0f}",
+                f"{wal:,.0f}" if wal is not None else "—", f"{hit:.1%}" if hit is not None else "—"]
+        t.add_row(*row)
+    return t
+
+
+class _Line:
+    """The live progress line on a TTY: phase, time, and the current
+    transactions per minute over the last few seconds."""
+
+    def __init__(self, err: Console):
+        import time
+
+        self.err, self.time = err, time
+        self.hist: list[tuple[float, int]] = []
+        self.phase = None
+
+    def __call__(self, p: dict) -> None:
+        now = self.time.monotonic()
+        if p["phase"] == "load":
+            self.err.file.write(f"\rloading: {p['done']}/{p['total'] or '?'} tables   ")
+            self.err.file.flush()
+            return
+        if p["phase"] != self.phase:
+            self.phase, self.t0, self.hist = p["phase"], now, []
+        self.hist = [h for h in self.hist if now - h[0] <= 5.0] + [(now, p["done"])]
+        rate = 0.0
+        if len(self.hist) > 1 and self.hist[-1][0] > self.hist[0][0]:
+            rate = (self.hist[-1][1] - self.hist[0][1]) / (self.hist[-1][0] - self.hist[0][0]) * 60
+        total = p["rampup_s"] if p["phase"] == "rampup" else p["duration_s"]
+        el = now - self.t0
+        rep = f" run {p['repeat']}/{p['repeats']}" if p["repeats"] > 1 else ""
+        of = f"/{total:.0f}s" if total else "s"
+        self.err.file.write(f"\r{p['vus']} VUs{rep} | {p['phase']} {el:.0f}{of} | {rate:,.0f} transactions/min      ")
+        self.err.file.flush()
+
+    def done(self) -> None:
+        self.err.file.write("\r" + " " * 79 + "\r")
+        self.err.file.flush()
+
+
+@app.command("db")
+def db_cmd(
+    workload: str = typer.Option("tpcc", "--workload", help="tpcc (TPROC-C, HammerDB's way), insert (the insert storm) or a workload file FILE.toml (docs/db.md)."),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
+    dir: Optional[Path] = typer.Option(None, "--dir", help="Folder for the SQLite file or the managed cluster's data directory."),
+    warehouses: int = typer.Option(1, "--warehouses", help="TPC-C warehouses (about 100 MB each)."),
+    vus: str = typer.Option("1", "--vus", help="Virtual users: 8, a sweep 256,362,512,724,1024, or auto (√2 steps up to --max-vus)."),
+    max_vus: int = typer.Option(1024, "--max-vus", help="Upper limit of --vus auto."),
+    rampup: Optional[str] = typer.Option(None, "--rampup", help="Warm-up before each measured window (30, 90s, 2m); default a fifth of --duration, at most 2m."),
+    duration: Optional[str] = typer.Option(None, "--duration", help="Measured window (30, 5m); default 5m (insert: until every row is in)."),
+    repeat: int = typer.Option(1, "--repeat", help="Timed runs per virtual-user count; results show the mean and the spread."),
+    all_warehouses: bool = typer.Option(False, "--all-warehouses", help="TPC-C: each VU works on a slice of all warehouses (more I/O) instead of one home warehouse."),
+    key_and_think: bool = typer.Option(False, "--key-and-think", help="TPC-C: keying and thinking times of the specification."),
+    rows: int = typer.Option(10_000, "--rows", help="Insert storm: rows each VU inserts."),
+    commit_every: int = typer.Option(100, "--commit-every", help="Insert storm: rows per commit."),
+    scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
+    keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
+    check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
+    json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+) -> None:
+    """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
+    from storlab.db.runner import bench_db
+
+    err = Console(stderr=True)
+    line = _Line(err) if sys.stderr.isatty() else None
+    try:
+        rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
+                       repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
+                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, progress=line)
+    finally:
+        if line:
+            line.done()
+    if json_out:
+        typer.echo(to_json(rec), nl=False)
+    else:
+        Console().print(_db_table(rec))
+        for r in rec["results"]:
+            if r.get("hammerdb"):
+                typer.echo(f"{r['vus']} VUs: {r['hammerdb']}")
+            if r.get("consistency"):
+                bad = [k for k, v in r["consistency"].items() if not v["ok"]]
+                typer.echo("consistency conditions 1-4: " + ("all hold" if not bad else "VIOLATED: " + "; ".join(bad)))
+        tip = rec.get("tipping_point")
+        if tip:
+            typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
+        for r in rec["runs"]:
+            for msg, n in r.get("error_messages", {}).items():
+                err.print(f"{r['vus']} VUs: {n} × {msg}", style="yellow")
+    if rec["interrupted"]:
+        err.print("interrupted: the results above are what was measured", style="yellow")
+        raise typer.Exit(130)

@@ -1,0 +1,248 @@
+//! TPC-C on PostgreSQL: COPY loaders in parallel (one connection per slice
+//! of warehouses, ITEM beside them), keys and indexes after the load, and the
+//! five transactions as server-side functions called through prepared
+//! statements — one round trip per transaction, as HammerDB does.
+
+use super::load::{generate, Gen, RowSink, Table};
+use super::{Input, Kind};
+use crate::error::{DbError, Result};
+use crate::pg::{batch, pg_message, Target};
+use crate::{Outcome, Progress};
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::SinkExt;
+use std::sync::atomic::Ordering;
+use tokio_postgres::{Client, Statement};
+
+pub const SCHEMA: &str = include_str!("../../sql/pg_tpcc_schema.sql");
+pub const INDEXES: &str = include_str!("../../sql/pg_tpcc_indexes.sql");
+pub const FUNCTIONS: &str = include_str!("../../sql/pg_tpcc_functions.sql");
+
+const TABLES: [&str; 9] = ["warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"];
+
+/// COPY text rows into 1 MiB chunks.
+struct CopyText {
+    buf: BytesMut,
+    chunks: Vec<Bytes>,
+    first: bool,
+}
+
+impl CopyText {
+    fn new() -> CopyText {
+        CopyText { buf: BytesMut::with_capacity(1 << 20), chunks: vec![], first: true }
+    }
+    #[inline]
+    fn sep(&mut self) {
+        if !self.first {
+            self.buf.put_u8(b'\t');
+        }
+        self.first = false;
+    }
+    fn finish(mut self) -> Vec<Bytes> {
+        if !self.buf.is_empty() {
+            self.chunks.push(self.buf.split().freeze());
+        }
+        self.chunks
+    }
+}
+
+impl RowSink for CopyText {
+    fn int(&mut self, v: i64) {
+        self.sep();
+        self.buf.put_slice(itoa(v).as_bytes());
+    }
+    fn dec(&mut self, v: i64, scale: u32) {
+        self.sep();
+        let p = 10i64.pow(scale);
+        let sign = if v < 0 { "-" } else { "" };
+        let a = v.abs();
+        self.buf.put_slice(format!("{sign}{}.{:0w$}", a / p, a % p, w = scale as usize).as_bytes());
+    }
+    fn text(&mut self, s: &str) {
+        self.sep();
+        for b in s.bytes() {
+            match b {
+                b'\\' => self.buf.put_slice(b"\\\\"),
+                b'\t' => self.buf.put_slice(b"\\t"),
+                b'\n' => self.buf.put_slice(b"\\n"),
+                _ => self.buf.put_u8(b),
+            }
+        }
+    }
+    fn null(&mut self) {
+        self.sep();
+        self.buf.put_slice(b"\\N");
+    }
+    fn end_row(&mut self) -> Result<()> {
+        self.buf.put_u8(b'\n');
+        self.first = true;
+        if self.buf.len() >= 1 << 20 {
+            let c = self.buf.split().freeze();
+            self.chunks.push(c);
+        }
+        Ok(())
+    }
+}
+
+fn itoa(v: i64) -> String {
+    v.to_string()
+}
+
+async fn copy_table(c: &Client, table: Table, w: u32, seed: u64, now: &str) -> Result<()> {
+    let now = now.to_string();
+    let chunks = tokio::task::spawn_blocking(move || {
+        let mut g = Gen::new(seed ^ (u64::from(w) << 8) ^ table as u64, now);
+        let mut s = CopyText::new();
+        generate(table, w, &mut g, &mut s).map(|_| s.finish())
+    })
+    .await
+    .map_err(|e| DbError::sql("generating rows", e))??;
+    let what = format!("loading {} (warehouse {w})", table.name());
+    let sink = c.copy_in(&format!("COPY {} FROM STDIN", table.name())).await.map_err(|e| DbError::sql(&what, pg_message(&e)))?;
+    futures_util::pin_mut!(sink);
+    for ch in chunks {
+        sink.send(ch).await.map_err(|e| DbError::sql(&what, pg_message(&e)))?;
+    }
+    sink.finish().await.map_err(|e| DbError::sql(&what, pg_message(&e)))?;
+    Ok(())
+}
+
+/// What the database holds: nothing of ours, or a TPC-C schema of N warehouses.
+pub async fn existing(c: &Client, db: &str) -> Result<Option<u32>> {
+    let n: i64 = c
+        .query_one("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ANY($1)", &[&TABLES.to_vec()])
+        .await
+        .map_err(|e| DbError::sql("looking for a TPC-C schema", pg_message(&e)))?
+        .get(0);
+    match n {
+        0 => Ok(None),
+        9 => {
+            let w: i64 = c.query_one("SELECT count(*) FROM warehouse", &[]).await.map_err(|e| DbError::sql("counting warehouses", pg_message(&e)))?.get(0);
+            Ok(Some(w as u32))
+        }
+        k => Err(DbError::Schema(format!(
+            "{db} holds {k} of the 9 TPC-C tables — drop them (warehouse, district, customer, history, new_order, orders, order_line, item, stock) or use another database"
+        ))),
+    }
+}
+
+/// Builds the schema of `warehouses` warehouses with `loaders` parallel
+/// loaders, or reuses one of the same size. Returns whether it loaded.
+pub async fn prepare(target: &Target, warehouses: u32, loaders: u32, seed: u64, progress: &Progress) -> Result<bool> {
+    let c = target.connect().await?;
+    match existing(&c, &target.display).await? {
+        Some(w) if w == warehouses => {
+            batch(&c, "installing the TPC-C functions", FUNCTIONS).await?;
+            return Ok(false);
+        }
+        Some(w) => {
+            return Err(DbError::Schema(format!(
+                "{} already holds a TPC-C schema of {w} warehouse(s), not {warehouses} — use --warehouses {w}, or another database",
+                target.display
+            )))
+        }
+        None => {}
+    }
+    batch(&c, "creating the TPC-C tables", SCHEMA).await?;
+    let now = super::load::now_text();
+    let total = 1 + warehouses * Table::PER_WAREHOUSE.len() as u32;
+    progress.total.store(u64::from(total), Ordering::Relaxed);
+    let loaders = loaders.clamp(1, warehouses);
+    let mut tasks = tokio::task::JoinSet::new();
+    {
+        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
+        tasks.spawn(async move {
+            let c = t.connect().await?;
+            copy_table(&c, Table::Item, 0, seed, &now).await?;
+            p.done.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, DbError>(())
+        });
+    }
+    for k in 0..loaders {
+        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
+        tasks.spawn(async move {
+            let c = t.connect().await?;
+            for w in (1..=warehouses).filter(|w| (w - 1) % loaders == k) {
+                for table in Table::PER_WAREHOUSE {
+                    if p.stop.load(Ordering::Relaxed) {
+                        return Err(DbError::Input("interrupted while loading".into()));
+                    }
+                    copy_table(&c, table, w, seed, &now).await?;
+                    p.done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut first_err = None;
+    while let Some(r) = tasks.join_next().await {
+        let r = r.map_err(|e| DbError::sql("loader", e)).and_then(|x| x);
+        if let (Err(e), None) = (r, &first_err) {
+            progress.stop.store(true, Ordering::Relaxed);
+            first_err = Some(e);
+        }
+    }
+    if let Some(e) = first_err {
+        // Leave no half-built schema behind: it would block the next run.
+        let _ = c.batch_execute(&format!("DROP TABLE IF EXISTS {}", TABLES.join(", "))).await;
+        return Err(e);
+    }
+    batch(&c, "creating the TPC-C keys and indexes", INDEXES).await?;
+    batch(&c, "installing the TPC-C functions", FUNCTIONS).await?;
+    Ok(true)
+}
+
+/// One virtual user's connection with the five prepared calls.
+pub struct Session {
+    c: Client,
+    st: [Statement; 5],
+}
+
+impl Session {
+    pub async fn open(target: &Target) -> Result<Session> {
+        let c = target.connect().await?;
+        let sql = [
+            "SELECT neword($1, $2, $3, $4, $5, $6)",
+            "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)",
+            "SELECT ostat($1, $2, $3, $4, $5)",
+            "SELECT delivery($1, $2)",
+            "SELECT slev($1, $2, $3)",
+        ];
+        let mut st = Vec::with_capacity(5);
+        for s in sql {
+            st.push(c.prepare(s).await.map_err(|e| DbError::sql("preparing the TPC-C calls (are the functions installed?)", pg_message(&e)))?);
+        }
+        let st: [Statement; 5] = st.try_into().map_err(|_| DbError::Input("five statements".into()))?;
+        Ok(Session { c, st })
+    }
+
+    pub async fn run(&self, input: &Input) -> Outcome {
+        let r = match input {
+            Input::NewOrder { w_id, d_id, c_id, i_ids, supply_w_ids, quantities } => {
+                self.c.query_one(&self.st[0], &[w_id, d_id, c_id, i_ids, supply_w_ids, quantities]).await
+            }
+            Input::Payment { w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents } => {
+                self.c.query_one(&self.st[1], &[w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents]).await
+            }
+            Input::OrderStatus { w_id, d_id, c_id, c_last, by_name } => self.c.query_one(&self.st[2], &[w_id, d_id, c_id, c_last, by_name]).await,
+            Input::Delivery { w_id, carrier_id } => self.c.query_one(&self.st[3], &[w_id, carrier_id]).await,
+            Input::StockLevel { w_id, d_id, threshold } => self.c.query_one(&self.st[4], &[w_id, d_id, threshold]).await,
+        };
+        match r {
+            Ok(_) => Outcome::Commit,
+            Err(e) => {
+                let m = pg_message(&e);
+                if m.starts_with("storlab-tpcc: unused item") {
+                    Outcome::Rollback
+                } else if e.is_closed() {
+                    Outcome::Lost(m)
+                } else {
+                    Outcome::Error(m)
+                }
+            }
+        }
+    }
+}
+
+pub fn kind_index(k: Kind) -> usize {
+    Kind::ALL.iter().position(|x| *x == k).unwrap_or(0)
+}

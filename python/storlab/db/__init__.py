@@ -1,0 +1,1 @@
+"""Databases storlab benchmarks: clusters it runs itself and servers it connects to."""

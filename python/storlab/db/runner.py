@@ -1,0 +1,342 @@
+"""`storlab bench db`: the orchestration around the Rust driver
+(crates/storlab-db) — the database's lifecycle (an embedded SQLite file, a
+server given by DSN, or a PostgreSQL cluster storlab runs itself), the load,
+virtual-user sweeps with repeats, the tipping point, and the run record.
+
+One timed run is HammerDB's: rampup → snapshot → duration → snapshot → stop.
+Sweeps are HammerDB's autopilot: one timed run per virtual-user count."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import statistics
+from pathlib import Path
+from typing import Any, Callable
+
+from storlab import _native
+from storlab.errors import DatabaseError, ScenarioError, StorlabError
+
+SQLITE_FILE = "storlab.sqlite"
+_SQLITE_SIDE = ("-wal", "-shm", "-journal")
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
+
+
+def parse_duration(text: str, flag: str) -> float:
+    """`30`, `90s`, `5m`, `1h`, `2m30s` → seconds."""
+    t = str(text).strip().lower()
+    if re.fullmatch(r"\d+(\.\d+)?", t):
+        return float(t)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([smh])", t)
+    if not parts or "".join(a + b for a, b in parts) != t:
+        raise StorlabError(f"{flag} '{text}' is not a duration — e.g. 30, 90s, 5m, 1h")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def sqrt2_steps(limit: int, start: int = 1) -> list[int]:
+    """Virtual-user counts a factor of √2 apart (256, 362, 512, 724, 1024 …),
+    from `start` up to `limit`, each a whole number and each larger than the last."""
+    out: list[int] = []
+    k = 0
+    while True:
+        v = round(start * math.sqrt(2) ** k)
+        if v > limit:
+            break
+        if not out or v > out[-1]:
+            out.append(v)
+        k += 1
+    return out
+
+
+def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
+    """`--vus 8`, `--vus 256,362,512` or `--vus auto` (√2 steps up to
+    --max-vus, stopping early past the tipping point). Returns the counts and
+    whether the sweep is automatic."""
+    t = str(text).strip().lower()
+    if t == "auto":
+        return sqrt2_steps(max_vus), True
+    try:
+        vus = [int(x) for x in t.split(",") if x.strip()]
+    except ValueError:
+        raise StorlabError(f"--vus '{text}' — give a count (8), a list (256,362,512) or auto") from None
+    if not vus or any(v < 1 for v in vus):
+        raise StorlabError(f"--vus '{text}' — every count must be at least 1")
+    return vus, False
+
+
+def tipping_point(steps: list[dict[str, Any]], metric: str) -> dict[str, Any] | None:
+    """The virtual-user count past which `metric` stops rising beyond the
+    run-to-run noise: the first step that no later step beats by more than
+    the noise. Noise is twice the larger standard deviation of the two
+    steps' repeats, or 5 % of the value where a step ran once."""
+    if len(steps) < 2:
+        return None
+
+    def noise(s: dict[str, Any]) -> float:
+        sd = s.get(f"{metric}_stdev")
+        return 2 * sd if sd and s["repeats"] > 1 else 0.05 * s[metric]
+
+    for i, s in enumerate(steps):
+        later = steps[i + 1:]
+        if all(t[metric] - s[metric] <= max(noise(s), noise(t)) for t in later):
+            if i == len(steps) - 1:
+                return {"vus": s["vus"], metric: s[metric], "reached": False,
+                        "note": "still rising at the last step: try more virtual users"}
+            return {"vus": s["vus"], metric: s[metric], "reached": True,
+                    "note": f"past {s['vus']} virtual users {metric.upper()} rises no more than the run-to-run noise"}
+    return None
+
+
+class _Database:
+    """Where the workload runs, and what to clean up afterwards."""
+
+    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int):
+        self.keep = keep
+        self.managed = None
+        self.sqlite_path: Path | None = None
+        self._created_dir: Path | None = None
+        self._existed: set[Path] = set()
+        if db == "sqlite":
+            if not dir:
+                raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
+            d = Path(dir)
+            if d.exists() and not d.is_dir():
+                raise StorlabError(f"--dir {dir} is a file — give a folder")
+            if not d.exists():
+                if not d.parent.is_dir():
+                    raise StorlabError(f"--dir {dir}: the folder {d.parent} does not exist — create it first")
+                self._created_dir = d
+            self.sqlite_path = d / SQLITE_FILE
+            self.spec = {"sqlite": str(self.sqlite_path)}
+            self.display = f"sqlite {self.sqlite_path}"
+        elif db == "managed-postgres":
+            if not dir:
+                raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
+            from storlab.db.managed import ManagedPostgres
+
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections)
+            self.spec = {}
+            self.display = f"managed-postgres {Path(dir).resolve()}"
+        elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
+            self.spec = {"postgres": db}
+            self.display = "postgres"
+        else:
+            raise StorlabError(f"--db '{db}' — use sqlite, managed-postgres, or a PostgreSQL URL such as postgres://USER@HOST/DB")
+
+    def __enter__(self) -> _Database:
+        if self.sqlite_path is not None:
+            if self._created_dir is not None:
+                self._created_dir.mkdir()
+            for suffix in ("", *_SQLITE_SIDE):
+                p = Path(str(self.sqlite_path) + suffix)
+                if p.exists():
+                    self._existed.add(p)
+        if self.managed is not None:
+            self.managed.start()
+            self.spec = {"postgres": self.managed.conninfo}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.managed is not None:
+            self.managed.stop()
+        if self.sqlite_path is not None and not self.keep:
+            for suffix in ("", *_SQLITE_SIDE):
+                Path(str(self.sqlite_path) + suffix).unlink(missing_ok=True)
+            if self._created_dir is not None:
+                try:
+                    self._created_dir.rmdir()
+                except OSError:
+                    pass
+
+
+def _workload_spec(workload: str, warehouses: int, all_warehouses: bool, key_and_think: bool,
+                   rows: int, commit_every: int, scale: int | None) -> dict[str, Any]:
+    if workload == "tpcc":
+        if warehouses < 1:
+            raise StorlabError(f"--warehouses {warehouses} — nearest valid value 1")
+        return {"kind": "tpcc", "warehouses": warehouses, "all_warehouses": all_warehouses, "key_and_think": key_and_think}
+    if workload == "insert":
+        if rows < 1 or commit_every < 1:
+            raise StorlabError("--rows and --commit-every must be at least 1")
+        return {"kind": "insert", "rows": rows, "commit_every": commit_every}
+    p = Path(workload)
+    if p.suffix != ".toml":
+        raise StorlabError(f"--workload '{workload}' — use tpcc, insert, or a workload file FILE.toml (docs/db.md)")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"{p}: cannot read the workload file ({e.__class__.__name__}: {e})") from e
+    spec: dict[str, Any] = {"kind": "custom", "file": str(p), "text": text}
+    if scale is not None:
+        if scale < 1:
+            raise StorlabError(f"--scale {scale} — nearest valid value 1")
+        spec["scale"] = scale
+    return spec
+
+
+def _summarise(vus: int, runs: list[dict[str, Any]], metric: str) -> dict[str, Any]:
+    """One sweep step: the mean of its repeats with the spread beside it."""
+    def stats(key: str) -> tuple[float | None, float | None, list[float]]:
+        vals = [r[key] for r in runs if r.get(key) is not None]
+        if not vals:
+            return None, None, []
+        return statistics.fmean(vals), (statistics.stdev(vals) if len(vals) > 1 else 0.0), vals
+
+    step: dict[str, Any] = {"vus": vus, "repeats": len(runs)}
+    for key in ("nopm", "tpm", "tpm_client", "rows_per_min", "client_cpu_us_per_txn"):
+        mean, sd, vals = stats(key)
+        if mean is None:
+            continue
+        step[key] = round(mean, 1)
+        if len(vals) > 1:
+            step[f"{key}_stdev"] = round(sd, 1)
+            step[f"{key}_min"] = min(vals)
+            step[f"{key}_max"] = max(vals)
+    step["metric"] = metric
+    return step
+
+
+def bench_db(
+    workload: str = "tpcc",
+    db: str = "sqlite",
+    dir: str | os.PathLike | None = None,
+    *,
+    warehouses: int = 1,
+    vus: str = "1",
+    max_vus: int = 1024,
+    rampup: str | None = None,
+    duration: str | None = None,
+    repeat: int = 1,
+    all_warehouses: bool = False,
+    key_and_think: bool = False,
+    rows: int = 10_000,
+    commit_every: int = 100,
+    scale: int | None = None,
+    keep: bool = False,
+    check: bool = False,
+    seed: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Runs a database workload and returns the run record (`"engine":
+    "measure"`): one result per virtual-user count, each the mean of
+    `repeat` timed runs, with NOPM, TPM, per-type counts and latencies, the
+    client's CPU per transaction and the I/O profile; the raw runs under
+    `runs`. Ctrl-C ends the current window and keeps what was measured."""
+    from storlab.api import host_info, tool_info
+
+    if repeat < 1:
+        raise StorlabError(f"--repeat {repeat} — nearest valid value 1")
+    if max_vus < 1:
+        raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
+    wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
+    steps_vus, auto = parse_vus(vus, max_vus)
+    is_insert = wspec["kind"] == "insert"
+    dur_s = parse_duration(duration, "--duration") if duration is not None else (0.0 if is_insert else 300.0)
+    if dur_s <= 0 and not is_insert:
+        raise StorlabError(f"--duration '{duration}' — give a positive duration such as 30 or 5m")
+    ramp_s = parse_duration(rampup, "--rampup") if rampup is not None else (0.0 if is_insert else min(120.0, dur_s / 5))
+    metric = "nopm" if wspec["kind"] == "tpcc" else ("rows_per_min" if is_insert else "tpm_client")
+    dbdir = str(dir) if dir is not None else None
+    if db == "sqlite" and dbdir is None:
+        raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10)
+
+    def report(**kw: Any) -> None:
+        if progress is not None:
+            progress(kw)
+
+    runs: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    interrupted = False
+    prepared: dict[str, Any] = {}
+    with database:
+        spec: dict[str, Any] = {"db": database.spec, "workload": wspec, "seed": seed,
+                                "loaders": min(os.cpu_count() or 2, 8)}
+        try:
+            prepared = json.loads(_native.db_prepare_json(
+                json.dumps(spec), lambda ph, done, total: report(phase="load", done=done, total=total)))
+        except KeyboardInterrupt:
+            raise StorlabError("interrupted while loading — nothing was measured") from None
+        best = None
+        flat = 0
+        for v in steps_vus:
+            step_runs = []
+            for k in range(repeat):
+                rspec = dict(spec, vus=v, rampup_s=ramp_s, duration_s=dur_s, check=check and v == steps_vus[-1] and k == repeat - 1,
+                             seed=seed + 7919 * k + v)
+                rec = json.loads(_native.db_run_json(
+                    json.dumps(rspec),
+                    lambda ph, done, total, v=v, k=k: report(phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)],
+                                                            done=done, vus=v, repeat=k + 1, repeats=repeat,
+                                                            rampup_s=ramp_s, duration_s=dur_s)))
+                rec["repeat"] = k + 1
+                runs.append(rec)
+                step_runs.append(rec)
+                if rec.get("interrupted"):
+                    interrupted = True
+                    break
+            steps.append(_summarise(v, step_runs, metric))
+            if interrupted:
+                break
+            if auto:
+                # Stop an automatic sweep two steps past the best.
+                cur = steps[-1].get(metric) or 0
+                if best is None or cur > best * 1.05:
+                    best, flat = cur, 0
+                else:
+                    flat += 1
+                    if flat >= 2:
+                        break
+    tip = tipping_point(steps, metric) if len(steps) > 1 else None
+    results = []
+    for s in steps:
+        last = next(r for r in reversed(runs) if r["vus"] == s["vus"])
+        r = {
+            "config": last["target"] if database.display == "postgres" else database.display,
+            "job": wspec["kind"] if wspec["kind"] != "custom" else last["workload"],
+            "vus": s["vus"],
+            "repeats": s["repeats"],
+            "nopm": s.get("nopm"),
+            "tpm": s.get("tpm"),
+            "tpm_client": s.get("tpm_client"),
+            "txn": last["txn"],
+            "client_cpu_us_per_txn": s.get("client_cpu_us_per_txn"),
+            "io_profile": last["io_profile"],
+            "binding": "measured: " + last["db"],
+        }
+        for k in ("nopm_stdev", "nopm_min", "nopm_max", "tpm_stdev", "tpm_client_stdev", "rows_per_min", "rows_per_min_stdev"):
+            if k in s:
+                r[k] = s[k]
+        if "consistency" in last:
+            r["consistency"] = last["consistency"]
+        if last.get("hammerdb"):
+            r["hammerdb"] = last["hammerdb"]
+        if is_insert:
+            r["rows"] = last.get("rows")
+            r["last_commit_s"] = last.get("last_commit_s")
+            r["commits"] = last["txn"]["insert"]["commits"]
+        results.append(r)
+    return {
+        "schema_version": 1,
+        "tool": tool_info(),
+        "engine": "measure",
+        "scenario": None,
+        "workload": wspec["kind"] if wspec["kind"] != "custom" else wspec["file"],
+        "seed": seed,
+        "host_info": host_info(dbdir) if dbdir else host_info(),
+        "inputs": {
+            "db": database.display if database.display != "postgres" else (runs[0]["target"] if runs else "postgres"),
+            "dir": str(Path(dbdir).resolve()) if dbdir else None,
+            "workload": {k: v for k, v in wspec.items() if k != "text"},
+            "vus": steps_vus, "rampup_s": ramp_s, "duration_s": dur_s, "repeat": repeat, "keep": keep,
+        },
+        "load": prepared,
+        "results": results,
+        "tipping_point": tip,
+        "steps": steps,
+        "runs": runs,
+        "series": [],
+        "interrupted": interrupted,
+    }
