@@ -131,10 +131,6 @@ CREATE OR REPLACE FUNCTION payment(p_w_id integer, p_d_id integer, p_c_w_id inte
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   v_c_id    integer := p_c_id;
-  v_c_credit char(2);
-  v_c_balance numeric;
-  v_w_name  varchar;
-  v_d_name  varchar;
   v_cust    record;
   v_dist    record;
   v_wh      record;

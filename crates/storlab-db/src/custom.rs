@@ -502,8 +502,39 @@ enum Conn {
     Sqlite(Option<rusqlite::Connection>),
 }
 
+/// A transaction's parameters, resolved once: the generators it draws from
+/// and, per statement, which of them fill its placeholders.
+struct TxPlan {
+    gens: Vec<Gen>,
+    slots: Vec<Vec<usize>>,
+}
+
+impl TxPlan {
+    fn new(w: &Workload, t: &Transaction) -> TxPlan {
+        let mut names: Vec<&String> = vec![];
+        let slots = t
+            .statements
+            .iter()
+            .map(|s| {
+                s.params
+                    .iter()
+                    .map(|p| match names.iter().position(|n| *n == p) {
+                        Some(i) => i,
+                        None => {
+                            names.push(p);
+                            names.len() - 1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        TxPlan { gens: names.iter().map(|n| w.params[*n].clone()).collect(), slots }
+    }
+}
+
 struct Custom {
     w: Arc<Workload>,
+    plans: Arc<Vec<TxPlan>>,
     conn: Conn,
     rng: Rng,
     total_weight: u64,
@@ -539,6 +570,7 @@ pub async fn session(db: &Db, w: &Workload, vu: u32, seed: u64) -> Result<Box<dy
     };
     Ok(Box::new(Custom {
         total_weight: w.transactions.iter().map(|t| u64::from(t.weight)).sum(),
+        plans: Arc::new(w.transactions.iter().map(|t| TxPlan::new(w, t)).collect()),
         w: Arc::new(w.clone()),
         conn,
         rng: Rng::new(seed ^ (u64::from(vu) + 1).wrapping_mul(0xA24B_AED4_963E_E407)),
@@ -565,29 +597,26 @@ impl Session for Custom {
 
     fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
         Box::pin(async move {
-            let w = self.w.clone();
-            let tx = &w.transactions[self.planned];
-            let mut vals = BTreeMap::new();
-            for s in &tx.statements {
-                draw_all(&s.params, &w.params, &mut self.rng, w.scale, &mut vals);
-            }
+            let (w, plans) = (self.w.clone(), self.plans.clone());
+            let ti = self.planned;
+            let plan = &plans[ti];
+            let vals: Vec<Value> = plan.gens.iter().map(|g| g.draw(&mut self.rng, w.scale)).collect();
             let begin = self.open == 0;
             self.open += 1;
             let commit = self.open >= w.commit_every;
             if commit {
                 self.open = 0;
             }
-            let ti = self.planned;
             match &mut self.conn {
                 Conn::Pg(c, sts) => {
+                    let texts: Vec<TextParam> = vals.iter().map(text_of).collect();
                     let r = async {
                         if begin {
                             c.batch_execute("BEGIN").await?;
                         }
-                        for (s, st) in tx.statements.iter().zip(&sts[ti]) {
-                            let ps: Vec<TextParam> = s.params.iter().map(|p| text_of(&vals[p])).collect();
-                            let refs: Vec<&(dyn ToSql + Sync)> = ps.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-                            c.query(st, &refs).await?;
+                        for (st, slots) in sts[ti].iter().zip(&plan.slots) {
+                            let refs: Vec<&(dyn ToSql + Sync)> = slots.iter().map(|i| &texts[*i] as &(dyn ToSql + Sync)).collect();
+                            c.execute(st, &refs).await?;
                         }
                         if commit {
                             c.batch_execute("COMMIT").await?;
@@ -607,17 +636,16 @@ impl Session for Custom {
                 }
                 Conn::Sqlite(slot) => {
                     let c = slot.take().expect("connection");
-                    let w2 = w.clone();
+                    let (w2, plans2) = (w.clone(), plans.clone());
                     let (c, out) = tokio::task::spawn_blocking(move || {
-                        let tx = &w2.transactions[ti];
+                        let (tx, plan) = (&w2.transactions[ti], &plans2[ti]);
                         let r = (|| {
                             if begin {
                                 c.execute_batch("BEGIN IMMEDIATE")?;
                             }
-                            for s in &tx.statements {
+                            for (s, slots) in tx.statements.iter().zip(&plan.slots) {
                                 let mut st = c.prepare_cached(&s.sqlite_sql)?;
-                                let ps = rusqlite::params_from_iter(s.params.iter().map(|p| sqlite_value(&vals[p])));
-                                let mut rows = st.query(ps)?;
+                                let mut rows = st.query(rusqlite::params_from_iter(slots.iter().map(|i| sqlite_value(&vals[*i]))))?;
                                 while rows.next()?.is_some() {}
                             }
                             if commit {

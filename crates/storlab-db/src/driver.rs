@@ -87,14 +87,20 @@ pub struct RunOptions {
     pub check: bool,
 }
 
+/// The driver's runtime. One thread by default: every virtual user's socket
+/// is served from one event loop, as pgbench serves its clients from each of
+/// its threads, which costs the least CPU per round trip (measured in
+/// bench/db_vs_pgbench.py); `threads` > 1 spreads them over more cores.
+/// SQLite's calls run on the blocking pool either way.
 fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
-    let n = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) } else { threads };
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(n)
-        .thread_name("storlab-db")
-        .enable_all()
-        .build()
-        .map_err(|e| DbError::sql("starting the driver runtime", e))
+    let mut b = if threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(threads);
+        b
+    };
+    b.thread_name("storlab-db").enable_all().build().map_err(|e| DbError::sql("starting the driver runtime", e))
 }
 
 /// Builds (or checks and reuses) the workload's schema and data.
@@ -333,7 +339,7 @@ impl Monitor {
             Monitor::Sqlite(c) => {
                 let mut s = Snapshot { at: Some(Instant::now()), ..Default::default() };
                 if tpcc {
-                    s.d_next_o_id = tokio::task::block_in_place(|| c.query_row("SELECT sum(d_next_o_id) FROM district", [], |r| r.get(0)))
+                    s.d_next_o_id = c.query_row("SELECT sum(d_next_o_id) FROM district", [], |r| r.get(0))
                         .map_err(|e| DbError::sql("monitor snapshot", e))?;
                 }
                 s.stats = sqlite_io::snapshot();
@@ -572,7 +578,7 @@ async fn check(m: &mut Monitor) -> Result<serde_json::Value> {
     for (name, sql) in tpcc::CONSISTENCY {
         let bad: i64 = match m {
             Monitor::Pg(pm) => pm.count(sql).await?,
-            Monitor::Sqlite(c) => tokio::task::block_in_place(|| c.query_row(sql, [], |r| r.get(0))).map_err(|e| DbError::sql("consistency check", e))?,
+            Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e))?,
         };
         out.insert(name.to_string(), json!({"violations": bad, "ok": bad == 0}));
     }

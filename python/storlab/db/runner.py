@@ -253,7 +253,7 @@ def bench_db(
     prepared: dict[str, Any] = {}
     with database:
         spec: dict[str, Any] = {"db": database.spec, "workload": wspec, "seed": seed,
-                                "loaders": min(os.cpu_count() or 2, 8)}
+                                "loaders": min(os.cpu_count() or 2, 8), "threads": int(os.environ.get("STORLAB_DB_THREADS", "0"))}
         try:
             prepared = json.loads(_native.db_prepare_json(
                 json.dumps(spec), lambda ph, done, total: report(phase="load", done=done, total=total)))

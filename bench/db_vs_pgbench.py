@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""storlab bench db beside pgbench, alternately, on the same managed server.
+
+storlab starts one PostgreSQL cluster (storlab.db.managed) in a temp folder,
+loads examples/db/tpcb-like.toml (pgbench's tables and data), then runs, in
+turn, `pgbench -n -c C -j J -T T` (PostgreSQL's client, -n since the tables
+need no vacuum between runs) and `storlab bench db --workload
+examples/db/tpcb-like.toml --vus C --duration T --rampup 0` against it, and
+prints each pair's transactions per second, their ratio, and each client's
+CPU per transaction (the whole process, every thread, from the kernel's
+child accounting). The TPC-C client-CPU figure comes from storlab's own
+record (every thread of the process over the measured window).
+
+    .venv/bin/python bench/db_vs_pgbench.py --rounds 5 --clients 4 --time 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+from storlab.db.managed import ManagedPostgres, find_pg_bin  # noqa: E402
+
+STORLAB = str(ROOT / ".venv" / "bin" / "storlab")
+WORKLOAD = str(ROOT / "examples" / "db" / "tpcb-like.toml")
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit(f"{cmd[0]} failed:\n{r.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return r, cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--clients", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=2, help="pgbench -j (storlab's runtime uses the machine's cores)")
+    ap.add_argument("--time", type=int, default=20, help="seconds per run")
+    ap.add_argument("--scale", type=int, default=1)
+    ap.add_argument("--protocol", default="simple", help="pgbench -M: simple (pgbench's default), extended or prepared")
+    ap.add_argument("--tpcc-time", type=int, default=30, help="seconds of the TPC-C client-CPU run (0 skips it)")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+
+    pgbench = shutil.which("pgbench") or str(find_pg_bin() / "pgbench")
+    base = Path(tempfile.mkdtemp(prefix="storlab-vs-pgbench-", dir="/tmp"))
+    os.chmod(base, 0o755)
+    pairs = []
+    tpcc = None
+    try:
+        with ManagedPostgres(base / "db", max_connections=a.clients + 20) as pg:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+            m = dict(re.findall(r"(\w+)=(\S+)", pg.conninfo))
+            env.update(PGHOST=m["host"], PGPORT=m["port"], PGUSER=m["user"], PGDATABASE=m["dbname"])
+            dsn = pg.conninfo
+            sl_cmd = [STORLAB, "bench", "db", "--workload", WORKLOAD, "--db", dsn, "--vus", str(a.clients),
+                      "--duration", str(a.time), "--rampup", "0", "--scale", str(a.scale), "--json"]
+            # Load once (a 1-second run), then alternate.
+            timed(sl_cmd[:-5] + ["--duration", "1", "--rampup", "0", "--scale", str(a.scale), "--json"], env)
+            for k in range(a.rounds):
+                order = ("pgbench", "storlab") if k % 2 == 0 else ("storlab", "pgbench")
+                got = {}
+                for tool in order:
+                    if tool == "pgbench":
+                        r, cpu = timed([pgbench, "-n", "-M", a.protocol, "-c", str(a.clients), "-j", str(a.threads), "-T", str(a.time)], env)
+                        tps = float(re.search(r"tps = ([\d.]+)", r.stdout).group(1))
+                        n = int(re.search(r"number of transactions actually processed: (\d+)", r.stdout).group(1))
+                        got["pgbench"] = {"tps": tps, "txns": n, "cpu_s": cpu, "cpu_us_per_txn": cpu / n * 1e6}
+                    else:
+                        r, cpu = timed(sl_cmd, env)
+                        rec = json.loads(r.stdout)
+                        run = rec["runs"][0]
+                        tps = run["tpm_client"] / 60
+                        got["storlab"] = {"tps": tps, "txns": run["transactions"], "cpu_s": cpu,
+                                          "cpu_us_per_txn": cpu / run["transactions"] * 1e6,
+                                          "window_cpu_us_per_txn": run["client_cpu_us_per_txn"]}
+                got["ratio"] = got["storlab"]["tps"] / got["pgbench"]["tps"]
+                pairs.append(got)
+                print(f"round {k + 1}: pgbench {got['pgbench']['tps']:8,.0f} tps {got['pgbench']['cpu_us_per_txn']:6.1f} µs CPU/txn | "
+                      f"storlab {got['storlab']['tps']:8,.0f} tps {got['storlab']['cpu_us_per_txn']:6.1f} µs CPU/txn "
+                      f"({got['storlab']['window_cpu_us_per_txn']:.1f} in the window) | ratio {got['ratio']:.3f}", flush=True)
+            if a.tpcc_time > 0:
+                r, _ = timed([STORLAB, "bench", "db", "--workload", "tpcc", "--db", dsn, "--warehouses", "4", "--vus", str(a.clients),
+                              "--rampup", "5", "--duration", str(a.tpcc_time), "--json"], env)
+                run = json.loads(r.stdout)["runs"][0]
+                tpcc = {k: run[k] for k in ("vus", "nopm", "tpm", "tpm_client", "client_cpu_s", "client_cpu_us_per_txn", "transactions")}
+                print(f"TPC-C (4 warehouses, {a.clients} VUs, {a.tpcc_time} s): {run['hammerdb']}; "
+                      f"client CPU {run['client_cpu_us_per_txn']:.1f} µs per transaction (every thread, measured window)")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    ratios = [p["ratio"] for p in pairs]
+    summary = {
+        "median_ratio": statistics.median(ratios),
+        "pgbench_median_tps": statistics.median(p["pgbench"]["tps"] for p in pairs),
+        "storlab_median_tps": statistics.median(p["storlab"]["tps"] for p in pairs),
+        "pgbench_median_cpu_us_per_txn": statistics.median(p["pgbench"]["cpu_us_per_txn"] for p in pairs),
+        "storlab_median_cpu_us_per_txn": statistics.median(p["storlab"]["cpu_us_per_txn"] for p in pairs),
+    }
+    print(f"median tps ratio storlab/pgbench: {summary['median_ratio']:.3f} over {len(pairs)} rounds "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f})")
+    if a.out:
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.out).write_text(json.dumps({"args": vars(a), "pairs": pairs, "summary": summary, "tpcc": tpcc,
+                                           "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

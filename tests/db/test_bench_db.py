@@ -1,0 +1,281 @@
+"""`storlab bench db` end to end on real databases: TPC-C's consistency
+conditions after a run, NOPM against the database's own count, the insert
+storm's rows and commit cadence, a user-defined TPC-B-like workload whose
+balances must add up, sweeps, and bad input. Expected values come from the
+TPC-C and TPC-B rules or from the options given, never from a previous run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from storlab.db.managed import ManagedPostgres, find_pg_bin
+from storlab.errors import DatabaseError
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TPCB = ROOT / "examples" / "db" / "tpcb-like.toml"
+
+# TPC-C consistency conditions 1-4 (clause 3.3.2.1-3.3.2.4), written here
+# independently of the driver's own check: each query lists violators.
+CONDITIONS = {
+    1: "SELECT w_id FROM warehouse w WHERE abs(w_ytd - (SELECT sum(d_ytd) FROM district WHERE d_w_id = w_id)) > 0.005",
+    2: "SELECT d_w_id, d_id FROM district WHERE d_next_o_id - 1 <> (SELECT max(o_id) FROM orders WHERE o_w_id = d_w_id AND o_d_id = d_id)"
+       " OR d_next_o_id - 1 <> (SELECT max(no_o_id) FROM new_order WHERE no_w_id = d_w_id AND no_d_id = d_id)",
+    3: "SELECT no_w_id, no_d_id FROM new_order GROUP BY no_w_id, no_d_id HAVING max(no_o_id) - min(no_o_id) + 1 <> count(*)",
+    4: "SELECT o_w_id, o_d_id FROM orders GROUP BY o_w_id, o_d_id"
+       " HAVING sum(o_ol_cnt) <> (SELECT count(*) FROM order_line WHERE ol_w_id = o_w_id AND ol_d_id = o_d_id)",
+}
+
+
+def bench(storlab, *args: str, env: dict | None = None) -> dict:
+    r = storlab("bench", "db", *args, "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def fails(storlab, *args: str, env: dict | None = None) -> str:
+    r = storlab("bench", "db", *args, env=env)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("error: ")
+    return err
+
+
+@pytest.fixture
+def where():
+    """A folder the PostgreSQL server user can enter (pytest's tmp_path sits
+    under a 0700 folder of root's)."""
+    d = Path(tempfile.mkdtemp(prefix="storlab-test-"))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One managed cluster for the module's PostgreSQL tests."""
+    try:
+        find_pg_bin()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    d = Path(tempfile.mkdtemp(prefix="storlab-test-"))
+    d.chmod(0o755)
+    pg = ManagedPostgres(d / "db", max_connections=60)
+    pg.start()
+    yield pg
+    pg.stop()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def psql(pg: ManagedPostgres, sql: str) -> list[list[str]]:
+    r = subprocess.run([str(find_pg_bin() / "psql"), "-X", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-d", pg.conninfo, "-c", sql],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return [line.split("\t") for line in r.stdout.splitlines()]
+
+
+def check_tpcc_result(rec: dict, vus: int) -> dict:
+    assert rec["engine"] == "measure"
+    (res,) = rec["results"]
+    (run,) = rec["runs"]
+    assert res["vus"] == vus and run["vus"] == vus
+    txn = res["txn"]
+    total = sum(t["commits"] + t["rollbacks"] + t["errors"] for t in txn.values())
+    assert total > 200, txn
+    # HammerDB's mix: 10/23 New-Order, 10/23 Payment, 1/23 each of the others.
+    share = (txn["new_order"]["commits"] + txn["new_order"]["rollbacks"]) / total
+    assert abs(share - 10 / 23) < 0.06, share
+    # NOPM counts committed New-Orders only: the client's own count of them in
+    # the window matches Δd_next_o_id up to the transactions in flight at the
+    # two edges (at most one per VU at each).
+    minutes = run["duration_s"] / 60
+    assert abs(txn["new_order"]["commits"] - run["nopm"] * minutes) <= 2 * vus + 1
+    assert run["hammerdb"] == f"System achieved {int(run['nopm'])} NOPM from {int(run['tpm'])} {'PostgreSQL' if run['db'] == 'postgres' else 'SQLite'} TPM"
+    for k in ("lat_p50_us", "lat_p99_us", "lat_max_us"):
+        assert 0 < txn["payment"][k] <= txn["payment"]["lat_max_us"] + 1e-6
+    assert all(v["ok"] for v in res["consistency"].values()), res["consistency"]
+    return run
+
+
+def test_tpcc_on_sqlite_keeps_the_consistency_conditions(storlab, where):
+    d = where / "lite"
+    rec = bench(storlab, "--workload", "tpcc", "--db", "sqlite", "--dir", str(d), "--warehouses", "1", "--vus", "2",
+                "--rampup", "1", "--duration", "6", "--check", "--keep")
+    run = check_tpcc_result(rec, 2)
+    db = sqlite3.connect(d / "storlab.sqlite")
+    for n, sql in CONDITIONS.items():
+        assert db.execute(sql).fetchall() == [], f"condition {n}"
+    # Every committed New-Order since the load moved d_next_o_id on from 3001
+    # in each of the 10 districts, so there are that many orders more than
+    # the 30,000 loaded.
+    grown = db.execute("SELECT sum(d_next_o_id) - 10 * 3001 FROM district").fetchone()[0]
+    assert grown >= run["txn"]["new_order"]["commits"]
+    assert db.execute("SELECT count(*) FROM orders").fetchone()[0] == 30_000 + grown
+    # The counting VFS saw the WAL synced at least once per write commit
+    # (synchronous = FULL).
+    io = run["io_profile"]
+    assert io["totals"]["wal_syncs"] >= run["txn"]["new_order"]["commits"] + run["txn"]["payment"]["commits"]
+    assert io["per_txn"]["wal_bytes"] > 4096 * 0.5
+
+
+def test_sqlite_file_is_removed_unless_kept(storlab, where):
+    d = where / "gone"
+    bench(storlab, "--workload", "insert", "--db", "sqlite", "--dir", str(d), "--vus", "1", "--rows", "10", "--commit-every", "5")
+    assert not d.exists()
+
+
+@pytest.mark.needs_postgres
+def test_tpcc_on_postgres_keeps_the_consistency_conditions_and_tpm_agrees(storlab, server):
+    rec = bench(storlab, "--workload", "tpcc", "--db", server.conninfo, "--warehouses", "2", "--vus", "3",
+                "--rampup", "2", "--duration", "12", "--check")
+    run = check_tpcc_result(rec, 3)
+    for n, sql in CONDITIONS.items():
+        assert psql(server, sql) == [], f"condition {n}"
+    # The engine's commit+rollback count (read after the workers left) and
+    # the client's own count of the same window agree; the start edge can
+    # hold up to ~1 s of unflushed statistics per busy backend.
+    assert 0.9 < run["engine_to_client_ratio"] < 1.12, run
+    assert run["io_profile"]["per_txn"]["wal_bytes"] > 0
+    assert 0.5 < run["io_profile"]["buffer_cache_hit_ratio"] <= 1
+    # Server-side functions: the client does little per transaction.
+    assert run["client_cpu_us_per_txn"] < 2000
+
+
+@pytest.mark.needs_postgres
+def test_insert_storm_rows_and_commit_cadence_on_postgres(storlab, server):
+    vus, rows, every = 3, 1050, 100
+    rec = bench(storlab, "--workload", "insert", "--db", server.conninfo, "--vus", str(vus), "--rows", str(rows),
+                "--commit-every", str(every))
+    (res,) = rec["results"]
+    assert int(psql(server, "SELECT count(*) FROM storlab_insert")[0][0]) == vus * rows
+    assert res["rows"] == vus * rows
+    # 1050 rows in batches of 100: 11 commits per VU, the last of 50 rows.
+    assert res["commits"] == vus * math.ceil(rows / every)
+    keys = psql(server, "SELECT min(length(id)), max(length(id)), count(DISTINCT id) FROM storlab_insert")[0]
+    assert keys == ["32", "32", str(vus * rows)]
+    idx = {r[0] for r in psql(server, "SELECT indexname FROM pg_indexes WHERE tablename = 'storlab_insert'")}
+    assert len(idx) == 5, idx  # the key and four secondary indexes
+    assert 0 < res["last_commit_s"] <= rec["runs"][0]["duration_s"] + 0.01
+
+
+def test_insert_storm_on_sqlite(storlab, where):
+    d = where / "ins"
+    rec = bench(storlab, "--workload", "insert", "--db", "sqlite", "--dir", str(d), "--vus", "2", "--rows", "230",
+                "--commit-every", "50", "--keep")
+    (res,) = rec["results"]
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT count(*) FROM storlab_insert").fetchone()[0] == 460
+    assert res["commits"] == 2 * 5  # 230 rows by 50: 4 full batches and one of 30, per VU
+    # Each commit syncs the WAL once with synchronous = FULL.
+    assert rec["runs"][0]["io_profile"]["totals"]["wal_syncs"] >= res["commits"]
+
+
+def tpcb_balances_add_up(rows: list) -> None:
+    # TPC-B's consistency: every transaction adds the same delta to one
+    # account, its teller and its branch, and logs it once in history.
+    accounts, tellers, branches, history, n = (int(float(x)) for x in rows[0])
+    assert accounts == tellers == branches == history
+    assert n > 0
+
+
+def test_tpcb_like_workload_file_on_sqlite(storlab, where):
+    d = where / "tpcb"
+    rec = bench(storlab, "--workload", str(TPCB), "--db", "sqlite", "--dir", str(d), "--vus", "2", "--duration", "3",
+                "--rampup", "0", "--keep")
+    (res,) = rec["results"]
+    assert res["txn"]["tpcb"]["commits"] > 50
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT count(*) FROM pgbench_accounts").fetchone()[0] == 100_000
+    assert db.execute("SELECT count(*) FROM pgbench_tellers").fetchone()[0] == 10
+    tpcb_balances_add_up(db.execute(
+        "SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(tbalance) FROM pgbench_tellers),"
+        " (SELECT sum(bbalance) FROM pgbench_branches), (SELECT coalesce(sum(delta), 0) FROM pgbench_history),"
+        " (SELECT count(*) FROM pgbench_history)").fetchall())
+    assert db.execute("SELECT count(*) FROM pgbench_history").fetchone()[0] >= res["txn"]["tpcb"]["commits"]
+
+
+@pytest.mark.needs_postgres
+def test_tpcb_like_workload_file_on_postgres_at_scale_2(storlab, server):
+    rec = bench(storlab, "--workload", str(TPCB), "--db", server.conninfo, "--scale", "2", "--vus", "4", "--duration", "3",
+                "--rampup", "0")
+    assert rec["results"][0]["txn"]["tpcb"]["errors"] == 0
+    assert psql(server, "SELECT count(*), max(bid) FROM pgbench_accounts") == [["200000", "2"]]
+    tpcb_balances_add_up(psql(server,
+        "SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(tbalance) FROM pgbench_tellers),"
+        " (SELECT sum(bbalance) FROM pgbench_branches), (SELECT coalesce(sum(delta), 0) FROM pgbench_history),"
+        " (SELECT count(*) FROM pgbench_history)"))
+
+
+def test_sweep_with_repeats_reports_mean_and_spread(storlab, where):
+    rec = bench(storlab, "--workload", str(TPCB), "--db", "sqlite", "--dir", str(where / "sw"), "--vus", "1,2",
+                "--repeat", "2", "--duration", "1.5", "--rampup", "0")
+    assert [s["vus"] for s in rec["steps"]] == [1, 2]
+    assert len(rec["runs"]) == 4
+    for s in rec["steps"]:
+        mine = [r["tpm_client"] for r in rec["runs"] if r["vus"] == s["vus"]]
+        assert s["repeats"] == 2
+        assert s["tpm_client"] == pytest.approx(sum(mine) / 2, abs=0.1)
+        assert s["tpm_client_min"] == min(mine) and s["tpm_client_max"] == max(mine)
+
+
+@pytest.mark.needs_postgres
+def test_managed_postgres_through_the_cli_leaves_nothing(storlab, where):
+    d = where / "managed"
+    rec = bench(storlab, "--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2", "--rows", "20",
+                "--commit-every", "10")
+    assert rec["results"][0]["rows"] == 40
+    assert not d.exists()
+    out = subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
+    assert str(d) not in out
+    bench(storlab, "--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "1", "--rows", "5", "--keep")
+    assert (d / "storlab-pg" / "data" / "PG_VERSION").exists()
+    assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
+
+
+def test_bad_input_gets_one_clear_line(storlab, where, tmp_path):
+    assert "not a duration" in fails(storlab, "--dir", str(where), "--duration", "abc")
+    assert "--vus" in fails(storlab, "--dir", str(where), "--vus", "0")
+    assert "--warehouses 0" in fails(storlab, "--dir", str(where), "--warehouses", "0")
+    assert "needs --dir" in fails(storlab, "--db", "sqlite")
+    assert "--db 'mysql'" in fails(storlab, "--db", "mysql", "--dir", str(where))
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\ntables = ["t"\n')
+    err = fails(storlab, "--workload", str(bad), "--db", "sqlite", "--dir", str(where))
+    assert "bad.toml:" in err
+    gen = tmp_path / "gen.toml"
+    gen.write_text('name = "x"\ntables = ["t"]\n[params]\na = { unifrom = [1, 2] }\n[[transaction]]\nstatements = ["SELECT :a"]\n')
+    err = fails(storlab, "--workload", str(gen), "--db", "sqlite", "--dir", str(where))
+    assert "gen.toml" in err and "params.a" in err and "did you mean 'uniform'" in err
+
+
+def test_wrong_dsn_and_unreachable_server(storlab):
+    err = fails(storlab, "--db", "postgres://bob:s3cretpw@127.0.0.1:notaport/x")
+    assert "cannot parse" in err and "s3cretpw" not in err
+    err = fails(storlab, "--db", "postgres://bob:s3cretpw@127.0.0.1:1/x", "--duration", "1")
+    assert "cannot connect to postgres bob@127.0.0.1:1/x" in err and "s3cretpw" not in err
+
+
+@pytest.mark.needs_postgres
+def test_missing_postgres_binaries(storlab, where, tmp_path):
+    err = fails(storlab, "--db", "managed-postgres", "--dir", str(where / "m"), env={"STORLAB_PG_BIN": str(tmp_path)})
+    assert "STORLAB_PG_BIN" in err
+    assert not (where / "m").exists()
+
+
+@pytest.mark.needs_postgres
+def test_password_from_environment_never_reaches_the_record(storlab, server):
+    secret = "pw-9f3b1c"
+    r = storlab("bench", "db", "--workload", "insert", "--db", server.conninfo, "--vus", "1", "--rows", "5", "--json",
+                env={"PGPASSWORD": secret})
+    assert r.returncode == 0, r.stderr
+    assert secret not in r.stdout and secret not in r.stderr
