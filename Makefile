@@ -25,7 +25,17 @@ $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
 	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin develop --release --quiet
 	@mkdir -p $(STAMPS) && touch $@
 
-install: $(STAMPS)/install ## Create .venv at the repo root with storlab in it
+# `storlab bench db --db managed-postgres` and its tests run PostgreSQL's own
+# initdb/pg_ctl; Debian's postgresql package provides them.
+$(STAMPS)/system:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+	  echo "installing Debian's postgresql package (server binaries for bench db)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	fi
+	@mkdir -p $(STAMPS) && touch $@
+
+install: $(STAMPS)/install $(STAMPS)/system ## Create .venv at the repo root with storlab in it
 	@$(BIN)/storlab --version
 
 demo: install ## Set up and run the main job
@@ -47,6 +57,7 @@ bench: install ## Run the benchmarks beside their peers (minutes; results under 
 	$(BIN)/python bench/simulate_speed.py
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
+	$(BIN)/python bench/db_vs_pgbench.py --out bench/runs/$$(date +%F)/db_vs_pgbench.json
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

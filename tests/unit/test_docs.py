@@ -40,3 +40,26 @@ def test_workload_fields_are_documented():
         assert m, const
         for f in re.findall(r'"(\w+)"', m.group(1)):
             assert f"`{f}`" in text, f"{const} {f} is not in docs/workloads.md"
+
+
+def test_db_workload_fields_and_generators_are_documented():
+    text = (ROOT / "docs" / "db.md").read_text()
+    src = (ROOT / "crates" / "storlab-db" / "src" / "custom.rs").read_text()
+    for const in ("GENERATORS", "FIELDS", "LOAD_FIELDS", "TRANSACTION_FIELDS"):
+        m = re.search(rf"pub const {const}: \[&str; \d+\] = \[(.*?)\];", src, re.S)
+        assert m, const
+        for name in re.findall(r'"(\w+)"', m.group(1)):
+            assert f"`{name}" in text, f"{const} {name} is not in docs/db.md"
+
+
+def test_bench_db_flags_are_documented():
+    import subprocess
+    import sys
+
+    text = (ROOT / "docs" / "db.md").read_text()
+    out = subprocess.run([sys.executable, "-m", "storlab.cli", "bench", "db", "--help"], capture_output=True, text=True,
+                         env={"COLUMNS": "300", "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}).stdout
+    flags = set(re.findall(r"(--[a-z][a-z-]+)", out)) - {"--help"}
+    assert len(flags) > 15, out
+    for f in flags:
+        assert f"`{f}" in text, f"{f} is not in docs/db.md"

@@ -190,7 +190,12 @@ fn parse_bound(file: &str, at: &str, v: &toml::Value) -> Result<Bound> {
     }
 }
 
-const GENERATORS: [&str; 6] = ["uniform", "nurand", "uuid", "string", "timestamp", "sequence"];
+/// The parameter generators, the workload file's fields, and those of its
+/// `[[load]]` and `[[transaction]]` entries (docs/db.md lists each).
+pub const GENERATORS: [&str; 6] = ["uniform", "nurand", "uuid", "string", "timestamp", "sequence"];
+pub const FIELDS: [&str; 10] = ["name", "description", "scale", "tables", "schema", "load", "after_load", "params", "transaction", "commit_every"];
+pub const LOAD_FIELDS: [&str; 3] = ["sql", "rows", "params"];
+pub const TRANSACTION_FIELDS: [&str; 3] = ["name", "weight", "statements"];
 
 fn parse_gen(file: &str, at: &str, v: &toml::Value) -> Result<Gen> {
     let t = v.as_table().ok_or_else(|| err(file, at, "expected a generator such as { uniform = [1, \"100000 * scale\"] }"))?;
@@ -273,7 +278,7 @@ impl Workload {
             let line = e.span().map(|s| text[..s.start].lines().count().max(1));
             DbError::Input(format!("{file}{}: {}", line.map(|l| format!(":{l}")).unwrap_or_default(), crate::error::one_line(e.message())))
         })?;
-        check_keys(file, "top level", &doc, &["name", "description", "scale", "tables", "schema", "load", "after_load", "params", "transaction", "commit_every"])?;
+        check_keys(file, "top level", &doc, &FIELDS)?;
         let name = doc.get("name").and_then(|v| v.as_str()).ok_or_else(|| err(file, "top level", "missing field 'name'"))?.to_string();
         let scale = match doc.get("scale") {
             None => 1,
@@ -296,7 +301,7 @@ impl Workload {
         for (i, l) in doc.get("load").and_then(|v| v.as_array()).cloned().unwrap_or_default().iter().enumerate() {
             let at = format!("load[{i}]");
             let t = l.as_table().ok_or_else(|| err(file, &at, "expected a table with sql and rows"))?;
-            check_keys(file, &at, t, &["sql", "rows", "params"])?;
+            check_keys(file, &at, t, &LOAD_FIELDS)?;
             let sql = t.get("sql").and_then(|v| v.as_str()).ok_or_else(|| err(file, &at, "missing field 'sql'"))?;
             let rows = parse_bound(file, &format!("{at}.rows"), t.get("rows").ok_or_else(|| err(file, &at, "missing field 'rows'"))?)?;
             let mut lp = params.clone();
@@ -314,7 +319,7 @@ impl Workload {
             let t = tv.as_table().ok_or_else(|| err(file, &format!("transaction[{i}]"), "expected a table"))?;
             let tname = t.get("name").and_then(|v| v.as_str()).map(str::to_string).unwrap_or_else(|| format!("transaction{}", i + 1));
             let at = format!("transaction '{tname}'");
-            check_keys(file, &at, t, &["name", "weight", "statements"])?;
+            check_keys(file, &at, t, &TRANSACTION_FIELDS)?;
             let weight = match t.get("weight") {
                 None => 1,
                 Some(v) => v.as_integer().filter(|w| (1..=1_000_000).contains(w)).ok_or_else(|| err(file, &format!("{at}.weight"), "expected an integer 1..1000000"))? as u32,

@@ -401,8 +401,16 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
         lost: Mutex::new(None),
     });
     let mut tasks = tokio::task::JoinSet::new();
-    for s in sessions {
-        tasks.spawn(vu_loop(s, shared.clone(), progress.clone()));
+    let spawn_all = |tasks: &mut tokio::task::JoinSet<()>, sessions: Vec<Box<dyn Session>>| {
+        for s in sessions {
+            tasks.spawn(vu_loop(s, shared.clone(), progress.clone()));
+        }
+    };
+    // With a rampup the users start now; without one, after the window opens,
+    // so that nothing they do falls before it.
+    let mut waiting = Some(sessions);
+    if !o.rampup.is_zero() {
+        spawn_all(&mut tasks, waiting.take().unwrap_or_default());
     }
     let wait = |d: Duration| {
         let until = Instant::now() + d;
@@ -439,6 +447,9 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
     let t0 = Instant::now();
     shared.measuring.store(true, Ordering::Relaxed);
     progress.phase.store(PHASE_MEASURE, Ordering::Relaxed);
+    if let Some(sessions) = waiting.take() {
+        spawn_all(&mut tasks, sessions);
+    }
     if !interrupted_in_rampup {
         let w = wait(o.duration);
         tokio::pin!(w);
@@ -552,6 +563,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
         "io_profile": io,
         "per_second": {"txns": series.iter().map(|x| x.0).collect::<Vec<_>>(), "rows": series.iter().map(|x| x.1).collect::<Vec<_>>()},
         "lost_connection": lost,
+        "started_unix_s": r3((std::time::SystemTime::now() - shared.start.elapsed()).duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)),
         "last_commit_s": last_commit_s,
     });
     if let Some(n) = nopm {

@@ -154,6 +154,7 @@ def db_cmd(
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
+    threads: int = typer.Option(1, "--threads", help="Event-loop threads serving the virtual users (1 costs the least CPU per round trip)."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
@@ -164,7 +165,8 @@ def db_cmd(
     try:
         rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
                        repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
-                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, progress=line)
+                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
+                       progress=line)
     finally:
         if line:
             line.done()
@@ -178,6 +180,10 @@ def db_cmd(
             if r.get("consistency"):
                 bad = [k for k, v in r["consistency"].items() if not v["ok"]]
                 typer.echo("consistency conditions 1-4: " + ("all hold" if not bad else "VIOLATED: " + "; ".join(bad)))
+        for s in rec["series"]:
+            if s["metric"] == "RowsInserted":
+                rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
+                typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
         tip = rec.get("tipping_point")
         if tip:
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")

@@ -176,6 +176,29 @@ def _workload_spec(workload: str, warehouses: int, all_warehouses: bool, key_and
     return spec
 
 
+SERIES_PERIOD_S = 10
+
+
+def _series(run: dict[str, Any], config: str, insert: bool) -> list[dict[str, Any]]:
+    """The run's throughput over time, CloudWatch-shaped: transactions (and
+    for the insert storm, rows) per 10-second period from the first login,
+    rampup included, stamped with wall-clock UTC times."""
+    from datetime import datetime, timezone
+
+    out = []
+    t0 = run.get("started_unix_s") or 0.0
+    for key, metric in (("txns", "Transactions"), ("rows", "RowsInserted")):
+        if key == "rows" and not insert:
+            continue
+        per_s = run["per_second"][key]
+        vals = [sum(per_s[i:i + SERIES_PERIOD_S]) for i in range(0, len(per_s), SERIES_PERIOD_S)]
+        stamps = [datetime.fromtimestamp(t0 + i * SERIES_PERIOD_S, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                  for i in range(len(vals))]
+        out.append({"config": config, "resource": f"db {run['vus']} VUs run {run.get('repeat', 1)}", "metric": metric,
+                    "unit": "Count", "period_s": SERIES_PERIOD_S, "timestamps": stamps, "values": vals})
+    return out
+
+
 def _summarise(vus: int, runs: list[dict[str, Any]], metric: str) -> dict[str, Any]:
     """One sweep step: the mean of its repeats with the spread beside it."""
     def stats(key: str) -> tuple[float | None, float | None, list[float]]:
@@ -217,6 +240,7 @@ def bench_db(
     keep: bool = False,
     check: bool = False,
     seed: int = 1,
+    threads: int = 1,
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
@@ -228,6 +252,8 @@ def bench_db(
 
     if repeat < 1:
         raise StorlabError(f"--repeat {repeat} — nearest valid value 1")
+    if threads < 1:
+        raise StorlabError(f"--threads {threads} — nearest valid value 1")
     if max_vus < 1:
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
@@ -253,7 +279,7 @@ def bench_db(
     prepared: dict[str, Any] = {}
     with database:
         spec: dict[str, Any] = {"db": database.spec, "workload": wspec, "seed": seed,
-                                "loaders": min(os.cpu_count() or 2, 8), "threads": int(os.environ.get("STORLAB_DB_THREADS", "0"))}
+                                "loaders": min(os.cpu_count() or 2, 8), "threads": threads}
         try:
             prepared = json.loads(_native.db_prepare_json(
                 json.dumps(spec), lambda ph, done, total: report(phase="load", done=done, total=total)))
@@ -337,6 +363,6 @@ def bench_db(
         "tipping_point": tip,
         "steps": steps,
         "runs": runs,
-        "series": [],
+        "series": [x for run in runs for x in _series(run, results[0]["config"] if results else database.display, is_insert)],
         "interrupted": interrupted,
     }
