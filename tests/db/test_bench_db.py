@@ -279,3 +279,41 @@ def test_password_from_environment_never_reaches_the_record(storlab, server):
                 env={"PGPASSWORD": secret})
     assert r.returncode == 0, r.stderr
     assert secret not in r.stdout and secret not in r.stderr
+
+
+def interrupt_after(args: list[str], seconds: float) -> tuple[int, dict, str]:
+    import signal
+    import sys
+    import time
+
+    p = subprocess.Popen([sys.executable, "-m", "storlab.cli", "bench", "db", *args, "--json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(seconds)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, json.loads(out), err
+
+
+def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
+    d = where / "int"
+    code, rec, err = interrupt_after(["--workload", "tpcc", "--db", "sqlite", "--dir", str(d), "--vus", "2",
+                                      "--rampup", "1", "--duration", "60"], 8)
+    assert code == 130, err
+    assert rec["interrupted"] is True
+    (run,) = rec["runs"]
+    # The window closed at the interrupt, well before its 60 s.
+    assert 0.5 < run["duration_s"] < 30
+    assert run["transactions"] > 0 and run["nopm"] > 0
+    assert not d.exists()
+    assert "Traceback" not in err
+
+
+@pytest.mark.needs_postgres
+def test_ctrl_c_stops_the_managed_cluster(where):
+    d = where / "intpg"
+    code, rec, err = interrupt_after(["--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2",
+                                      "--rows", "1000000", "--commit-every", "10"], 8)
+    assert code == 130, err
+    assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
+    assert not d.exists()
+    assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout

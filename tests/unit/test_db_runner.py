@@ -1,0 +1,61 @@
+"""The sweep arithmetic of `bench db`: √2 steps, durations, the tipping point."""
+
+from __future__ import annotations
+
+import pytest
+
+from storlab.db.runner import parse_duration, parse_vus, sqrt2_steps, tipping_point
+from storlab.errors import StorlabError
+
+
+def test_sqrt2_steps_match_the_common_sweep():
+    # 256·√2^k rounded: the sweep engineers use (256, 362, 512, 724, 1024).
+    assert sqrt2_steps(1024, start=256) == [256, 362, 512, 724, 1024]
+    # From 1: 1, 1.41, 2, 2.83, 4, 5.66, 8 -> whole, strictly rising.
+    assert sqrt2_steps(8) == [1, 2, 3, 4, 6, 8]
+
+
+def test_vus_lists_and_auto():
+    assert parse_vus("256,362,512", 1024) == ([256, 362, 512], False)
+    assert parse_vus("auto", 16) == ([1, 2, 3, 4, 6, 8, 11, 16], True)
+    with pytest.raises(StorlabError):
+        parse_vus("0", 10)
+    with pytest.raises(StorlabError):
+        parse_vus("many", 10)
+
+
+@pytest.mark.parametrize("text,seconds", [("30", 30), ("90s", 90), ("5m", 300), ("1h", 3600), ("2m30s", 150), ("1.5", 1.5)])
+def test_durations(text, seconds):
+    assert parse_duration(text, "--duration") == seconds
+
+
+@pytest.mark.parametrize("text", ["", "abc", "5x", "m5"])
+def test_bad_durations(text):
+    with pytest.raises(StorlabError, match="not a duration"):
+        parse_duration(text, "--duration")
+
+
+def step(vus, nopm, sd=None, repeats=1):
+    s = {"vus": vus, "nopm": nopm, "repeats": repeats}
+    if sd is not None:
+        s["nopm_stdev"] = sd
+    return s
+
+
+def test_tipping_point_is_where_gains_fall_inside_the_noise():
+    # Single runs: noise is 5 %. 16 -> 23 gains 2 % of 100,000 (inside), 32 loses.
+    steps = [step(8, 60_000), step(11, 80_000), step(16, 100_000), step(23, 102_000), step(32, 97_000)]
+    tip = tipping_point(steps, "nopm")
+    assert tip["vus"] == 16 and tip["reached"] is True
+
+
+def test_tipping_point_uses_the_repeats_spread():
+    # With repeats, noise = 2 sd: 11 -> 16 gains 3,000, beyond 2 x 1,000.
+    steps = [step(8, 90_000, 1_000, 3), step(11, 97_000, 1_000, 3), step(16, 100_000, 1_000, 3), step(23, 101_000, 1_000, 3)]
+    assert tipping_point(steps, "nopm")["vus"] == 16
+
+
+def test_still_rising_is_not_a_tipping_point():
+    steps = [step(1, 10_000), step(2, 20_000), step(4, 40_000)]
+    tip = tipping_point(steps, "nopm")
+    assert tip["vus"] == 4 and tip["reached"] is False
