@@ -49,6 +49,12 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProc
 
 
 def main() -> None:
+    import signal
+
+    def _terminate(signum, frame):
+        raise KeyboardInterrupt  # unwind: the managed cluster is stopped and removed
+
+    signal.signal(signal.SIGTERM, _terminate)
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--clients", type=int, default=4)
@@ -73,12 +79,17 @@ def main() -> None:
             dsn = pg.conninfo
             sl_cmd = [STORLAB, "bench", "db", "--workload", WORKLOAD, "--db", dsn, "--vus", str(a.clients),
                       "--duration", str(a.time), "--rampup", "0", "--scale", str(a.scale), "--json"]
-            # Load once (a 1-second run), then alternate.
+            # Load once (a 1-second run), then alternate. Before every run both
+            # tools get the same tables: the history emptied and the small
+            # hot tables vacuumed (what pgbench itself does without -n).
             timed(sl_cmd[:-5] + ["--duration", "1", "--rampup", "0", "--scale", str(a.scale), "--json"], env)
+            psql = str(find_pg_bin() / "psql")
+            reset = [psql, "-X", "-q", "-c", "TRUNCATE pgbench_history", "-c", "VACUUM pgbench_branches, pgbench_tellers, pgbench_accounts"]
             for k in range(a.rounds):
                 order = ("pgbench", "storlab") if k % 2 == 0 else ("storlab", "pgbench")
                 got = {}
                 for tool in order:
+                    subprocess.run(reset, env=env, check=True, capture_output=True)
                     if tool == "pgbench":
                         r, cpu = timed([pgbench, "-n", "-M", a.protocol, "-c", str(a.clients), "-j", str(a.threads), "-T", str(a.time)], env)
                         tps = float(re.search(r"tps = ([\d.]+)", r.stdout).group(1))

@@ -281,7 +281,7 @@ def test_password_from_environment_never_reaches_the_record(storlab, server):
     assert secret not in r.stdout and secret not in r.stderr
 
 
-def interrupt_after(args: list[str], seconds: float) -> tuple[int, dict, str]:
+def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> tuple[int, dict, str]:
     import signal
     import sys
     import time
@@ -289,7 +289,7 @@ def interrupt_after(args: list[str], seconds: float) -> tuple[int, dict, str]:
     p = subprocess.Popen([sys.executable, "-m", "storlab.cli", "bench", "db", *args, "--json"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     time.sleep(seconds)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig or signal.SIGINT)
     out, err = p.communicate(timeout=120)
     return p.returncode, json.loads(out), err
 
@@ -309,10 +309,13 @@ def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
 
 
 @pytest.mark.needs_postgres
-def test_ctrl_c_stops_the_managed_cluster(where):
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_or_kill_stops_the_managed_cluster(where, signame):
+    import signal
+
     d = where / "intpg"
     code, rec, err = interrupt_after(["--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2",
-                                      "--rows", "1000000", "--commit-every", "10"], 8)
+                                      "--rows", "1000000", "--commit-every", "10"], 8, getattr(signal, signame))
     assert code == 130, err
     assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
     assert not d.exists()

@@ -640,41 +640,23 @@ impl Session for Custom {
                     }
                 }
                 Conn::Sqlite(slot) => {
-                    let c = slot.take().expect("connection");
-                    let (w2, plans2) = (w.clone(), plans.clone());
-                    let (c, out) = tokio::task::spawn_blocking(move || {
-                        let (tx, plan) = (&w2.transactions[ti], &plans2[ti]);
-                        let r = (|| {
-                            if begin {
-                                c.execute_batch("BEGIN IMMEDIATE")?;
-                            }
+                    let out = sqlite_io::on_pool(slot, move |c| {
+                        let (tx, plan) = (&w.transactions[ti], &plans[ti]);
+                        sqlite_io::txn(c, begin.then_some("BEGIN IMMEDIATE"), commit, |c| {
                             for (s, slots) in tx.statements.iter().zip(&plan.slots) {
                                 let mut st = c.prepare_cached(&s.sqlite_sql)?;
                                 let mut rows = st.query(rusqlite::params_from_iter(slots.iter().map(|i| sqlite_value(&vals[*i]))))?;
                                 while rows.next()?.is_some() {}
                             }
-                            if commit {
-                                c.execute_batch("COMMIT")?;
-                            }
-                            Ok::<_, rusqlite::Error>(())
-                        })();
-                        let out = match r {
-                            Ok(()) => Outcome::Commit,
-                            Err(e) => {
-                                let _ = c.execute_batch("ROLLBACK");
-                                Outcome::Error(e.to_string())
-                            }
-                        };
-                        sqlite_io::account(&c);
-                        (c, out)
+                            Ok(true)
+                        })
                     })
                     .await
-                    .expect("sqlite thread");
-                    *slot = Some(c);
-                    if matches!(out, Outcome::Error(_)) {
+                    .unwrap_or_else(|e| Outcome::Lost(e.to_string()));
+                    if out != Outcome::Commit {
                         self.open = 0;
                     }
-                    let n = u64::from(matches!(out, Outcome::Commit));
+                    let n = u64::from(out == Outcome::Commit);
                     (out, n)
                 }
             }

@@ -138,8 +138,13 @@ pub trait Session: Send {
     fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)>;
 }
 
-struct TpccPg {
-    s: tpcc::pg::Session,
+enum TpccConn {
+    Pg(tpcc::pg::Session),
+    Sqlite(Option<rusqlite::Connection>),
+}
+
+struct TpccSession {
+    conn: TpccConn,
     t: Terminal,
     input: Option<Input>,
     key_and_think: bool,
@@ -155,7 +160,7 @@ fn pauses(t: &mut Terminal, k: Kind, on: bool) -> (Duration, Duration) {
     (Duration::from_secs_f64(key), Duration::from_secs_f64(think))
 }
 
-impl Session for TpccPg {
+impl Session for TpccSession {
     fn plan(&mut self) -> Option<Plan> {
         let k = Kind::draw(&mut self.t.rng);
         self.input = Some(self.t.input(k));
@@ -165,62 +170,26 @@ impl Session for TpccPg {
     fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
         Box::pin(async move {
             let input = self.input.take().expect("planned");
-            (self.s.run(&input).await, 1)
-        })
-    }
-}
-
-struct TpccSqlite {
-    c: Option<rusqlite::Connection>,
-    t: Terminal,
-    input: Option<Input>,
-    key_and_think: bool,
-}
-
-impl Session for TpccSqlite {
-    fn plan(&mut self) -> Option<Plan> {
-        let k = Kind::draw(&mut self.t.rng);
-        self.input = Some(self.t.input(k));
-        let (key, think) = pauses(&mut self.t, k, self.key_and_think);
-        Some(Plan { kind: tpcc::pg::kind_index(k), key, think })
-    }
-    fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
-        Box::pin(async move {
-            let input = self.input.take().expect("planned");
-            let c = self.c.take().expect("connection");
-            match tokio::task::spawn_blocking(move || {
-                let o = tpcc::sqlite::run(&c, &input);
-                (c, o)
-            })
-            .await
-            {
-                Ok((c, o)) => {
-                    self.c = Some(c);
-                    (o, 1)
-                }
-                Err(e) => (Outcome::Lost(e.to_string()), 0),
-            }
+            let out = match &mut self.conn {
+                TpccConn::Pg(s) => s.run(&input).await,
+                TpccConn::Sqlite(slot) => sqlite_io::on_pool(slot, move |c| tpcc::sqlite::run(c, &input)).await.unwrap_or_else(|e| Outcome::Lost(e.to_string())),
+            };
+            (out, 1)
         })
     }
 }
 
 async fn open_session(db: &Db, wl: &Workload, vu: u32, vus: u32, seed: u64) -> Result<Box<dyn Session>> {
     match (db, wl) {
-        (Db::Postgres(t), Workload::Tpcc(o)) => Ok(Box::new(TpccPg {
-            s: tpcc::pg::Session::open(t).await?,
-            t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses),
-            input: None,
-            key_and_think: o.key_and_think,
-        })),
-        (Db::Sqlite { path }, Workload::Tpcc(o)) => {
-            let p = path.clone();
-            let c = tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??;
-            Ok(Box::new(TpccSqlite {
-                c: Some(c),
-                t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses),
-                input: None,
-                key_and_think: o.key_and_think,
-            }))
+        (db, Workload::Tpcc(o)) => {
+            let conn = match db {
+                Db::Postgres(t) => TpccConn::Pg(tpcc::pg::Session::open(t).await?),
+                Db::Sqlite { path } => {
+                    let p = path.clone();
+                    TpccConn::Sqlite(Some(tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??))
+                }
+            };
+            Ok(Box::new(TpccSession { conn, t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses), input: None, key_and_think: o.key_and_think }))
         }
         (db, Workload::Insert(o)) => insert::session(db, o, vu, seed).await,
         (db, Workload::Custom(w)) => custom::session(db, w, vu, seed).await,

@@ -168,33 +168,17 @@ impl Session for Storm {
                         }
                     }
                 }
-                Conn::Sqlite(slot) => {
-                    let c = slot.take().expect("connection");
-                    let (c, out) = tokio::task::spawn_blocking(move || {
-                        let r = (|| {
-                            c.execute_batch("BEGIN IMMEDIATE")?;
-                            let mut st = c.prepare_cached("INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)")?;
-                            for r in &rows {
-                                st.execute(rusqlite::params![r.id, r.s, r.payload, r.d, r.ts])?;
-                            }
-                            drop(st);
-                            c.execute_batch("COMMIT")
-                        })();
-                        let out = match r {
-                            Ok(()) => Outcome::Commit,
-                            Err(e) => {
-                                let _ = c.execute_batch("ROLLBACK");
-                                Outcome::Error(e.to_string())
-                            }
-                        };
-                        sqlite_io::account(&c);
-                        (c, out)
+                Conn::Sqlite(slot) => sqlite_io::on_pool(slot, move |c| {
+                    sqlite_io::txn(c, Some("BEGIN IMMEDIATE"), true, |c| {
+                        let mut st = c.prepare_cached("INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)")?;
+                        for r in &rows {
+                            st.execute(rusqlite::params![r.id, r.s, r.payload, r.d, r.ts])?;
+                        }
+                        Ok(true)
                     })
-                    .await
-                    .expect("insert thread");
-                    *slot = Some(c);
-                    out
-                }
+                })
+                .await
+                .unwrap_or_else(|e| Outcome::Lost(e.to_string())),
             };
             if out == Outcome::Commit {
                 self.left -= n;

@@ -5,6 +5,7 @@
 //! transaction. Every storlab SQLite connection opens through it.
 
 use crate::error::{DbError, Result};
+use crate::Outcome;
 use rusqlite::ffi;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -275,6 +276,51 @@ pub fn account(c: &rusqlite::Connection) {
             CACHE_MISSES.fetch_add(cur as u64, Relaxed);
         }
     }
+}
+
+/// Runs `body` between `begin` (if any) and a COMMIT (if `commit`); an
+/// error rolls back, and so does a body returning Ok(false) (an intended
+/// rollback). The page-cache counters are folded in either way.
+pub fn txn(c: &rusqlite::Connection, begin: Option<&str>, commit: bool, body: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<bool>) -> Outcome {
+    let r = (|| {
+        if let Some(b) = begin {
+            c.execute_batch(b)?;
+        }
+        if !body(c)? {
+            return Ok(false);
+        }
+        if commit {
+            c.execute_batch("COMMIT")?;
+        }
+        Ok::<_, rusqlite::Error>(true)
+    })();
+    let out = match r {
+        Ok(true) => Outcome::Commit,
+        Ok(false) => {
+            let _ = c.execute_batch("ROLLBACK");
+            Outcome::Rollback
+        }
+        Err(e) => {
+            let _ = c.execute_batch("ROLLBACK");
+            Outcome::Error(e.to_string())
+        }
+    };
+    account(c);
+    out
+}
+
+/// Runs `f` on a virtual user's connection on tokio's blocking pool (SQLite
+/// calls block) and puts the connection back.
+pub async fn on_pool<T: Send + 'static>(slot: &mut Option<rusqlite::Connection>, f: impl FnOnce(&rusqlite::Connection) -> T + Send + 'static) -> Result<T> {
+    let c = slot.take().ok_or_else(|| DbError::sql("SQLite", "the connection was lost in an earlier call"))?;
+    let (c, out) = tokio::task::spawn_blocking(move || {
+        let out = f(&c);
+        (c, out)
+    })
+    .await
+    .map_err(|e| DbError::sql("SQLite", e))?;
+    *slot = Some(c);
+    Ok(out)
 }
 
 /// The process totals, under the names `monitor::io_profile` reads.

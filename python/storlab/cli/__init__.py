@@ -54,6 +54,14 @@ app.add_typer(_bench.app, name="bench")
 
 def main() -> None:
     """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130."""
+    import signal
+
+    def _terminate(signum, frame):
+        # SIGTERM (kill, a CI timeout) ends a run like Ctrl-C: what was
+        # measured is kept, test files and managed clusters are cleaned up.
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
     debug = "--debug" in sys.argv
     try:
         app()

@@ -254,10 +254,7 @@ fn stock_level(c: &Connection, w: i32, d: i32, threshold: i32) -> rusqlite::Resu
 pub fn run(c: &Connection, input: &Input) -> Outcome {
     let now = super::load::now_text();
     let write = !matches!(input, Input::OrderStatus { .. } | Input::StockLevel { .. });
-    if let Err(e) = c.execute_batch(if write { "BEGIN IMMEDIATE" } else { "BEGIN" }) {
-        return Outcome::Error(e.to_string());
-    }
-    let r = match input {
+    crate::sqlite_io::txn(c, Some(if write { "BEGIN IMMEDIATE" } else { "BEGIN" }), true, |c| match input {
         Input::NewOrder { w_id, d_id, c_id, i_ids, supply_w_ids, quantities } => new_order(c, *w_id, *d_id, *c_id, i_ids, supply_w_ids, quantities, &now),
         Input::Payment { w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents } => {
             payment(c, *w_id, *d_id, *c_w_id, *c_d_id, *c_id, c_last, *by_name, *amount_cents, &now).map(|_| true)
@@ -265,24 +262,5 @@ pub fn run(c: &Connection, input: &Input) -> Outcome {
         Input::OrderStatus { w_id, d_id, c_id, c_last, by_name } => order_status(c, *w_id, *d_id, *c_id, c_last, *by_name).map(|_| true),
         Input::Delivery { w_id, carrier_id } => delivery(c, *w_id, *carrier_id, &now).map(|_| true),
         Input::StockLevel { w_id, d_id, threshold } => stock_level(c, *w_id, *d_id, *threshold).map(|_| true),
-    };
-    let out = match r {
-        Ok(true) => match c.execute_batch("COMMIT") {
-            Ok(()) => Outcome::Commit,
-            Err(e) => {
-                let _ = c.execute_batch("ROLLBACK");
-                Outcome::Error(e.to_string())
-            }
-        },
-        Ok(false) => {
-            let _ = c.execute_batch("ROLLBACK");
-            Outcome::Rollback
-        }
-        Err(e) => {
-            let _ = c.execute_batch("ROLLBACK");
-            Outcome::Error(e.to_string())
-        }
-    };
-    crate::sqlite_io::account(c);
-    out
+    })
 }
