@@ -320,3 +320,24 @@ def test_ctrl_c_or_kill_stops_the_managed_cluster(where, signame):
     assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
     assert not d.exists()
     assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
+
+
+def test_keying_and_thinking_times_pace_the_users(storlab, where):
+    # With clause 5.2.5.7's times a user waits at least 2 s of keying before
+    # every transaction, so 2 users can finish at most 2 x ceil(4 / 2) = 4
+    # in a 4-second window (and none without sleeping).
+    rec = bench(storlab, "--workload", "tpcc", "--db", "sqlite", "--dir", str(where / "kt"), "--vus", "2",
+                "--rampup", "0", "--duration", "4", "--key-and-think")
+    assert rec["runs"][0]["key_and_think"] is True
+    assert rec["runs"][0]["transactions"] <= 4
+
+
+def test_all_warehouses_spreads_one_user_over_every_warehouse(storlab, where):
+    d = where / "aw"
+    # One user whose home would be warehouse 1: with --all-warehouses its
+    # New-Orders land in both warehouses.
+    bench(storlab, "--workload", "tpcc", "--db", "sqlite", "--dir", str(d), "--warehouses", "2", "--vus", "1",
+          "--rampup", "0", "--duration", "4", "--all-warehouses", "--keep")
+    db = sqlite3.connect(d / "storlab.sqlite")
+    grown = dict(db.execute("SELECT d_w_id, sum(d_next_o_id) - 10 * 3001 FROM district GROUP BY d_w_id").fetchall())
+    assert grown[1] > 0 and grown[2] > 0, grown

@@ -528,6 +528,8 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
         "error_messages": shared.errors.lock().expect("errors lock").clone(),
         "txn": txn,
         "client_cpu_s": r3(cpu),
+        "client_cpu_user_s": r3(cpu1.0 - cpu0.0),
+        "client_cpu_sys_s": r3(cpu1.1 - cpu0.1),
         "client_cpu_us_per_txn": if done > 0 { r3(cpu / done as f64 * 1e6) } else { 0.0 },
         "io_profile": io,
         "per_second": {"txns": series.iter().map(|x| x.0).collect::<Vec<_>>(), "rows": series.iter().map(|x| x.1).collect::<Vec<_>>()},
