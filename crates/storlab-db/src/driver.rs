@@ -165,7 +165,7 @@ impl Session for TpccSession {
         let k = Kind::draw(&mut self.t.rng);
         self.input = Some(self.t.input(k));
         let (key, think) = pauses(&mut self.t, k, self.key_and_think);
-        Some(Plan { kind: tpcc::pg::kind_index(k), key, think })
+        Some(Plan { kind: k.index(), key, think })
     }
     fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
         Box::pin(async move {

@@ -38,6 +38,10 @@ pub enum Kind {
 
 impl Kind {
     pub const ALL: [Kind; 5] = [Kind::NewOrder, Kind::Payment, Kind::OrderStatus, Kind::Delivery, Kind::StockLevel];
+    /// Position in `ALL`, the order results list the types in.
+    pub fn index(self) -> usize {
+        self as usize
+    }
     pub fn name(self) -> &'static str {
         match self {
             Kind::NewOrder => "new_order",
@@ -230,6 +234,13 @@ mod tests {
         assert_eq!(last_name(371), "PRICALLYOUGHT");
         assert_eq!(last_name(0), "BARBARBAR");
         assert_eq!(last_name(999), "EINGEINGEING");
+    }
+
+    #[test]
+    fn index_is_the_position_in_all() {
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.index(), i, "{}", k.name());
+        }
     }
 
     #[test]

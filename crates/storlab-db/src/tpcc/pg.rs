@@ -4,7 +4,7 @@
 //! statements — one round trip per transaction, as HammerDB does.
 
 use super::load::{generate, Gen, RowSink, Table};
-use super::{Input, Kind};
+use super::Input;
 use crate::error::{DbError, Result};
 use crate::pg::{batch, pg_message, Target};
 use crate::{Outcome, Progress};
@@ -48,7 +48,7 @@ impl CopyText {
 impl RowSink for CopyText {
     fn int(&mut self, v: i64) {
         self.sep();
-        self.buf.put_slice(itoa(v).as_bytes());
+        self.buf.put_slice(v.to_string().as_bytes());
     }
     fn dec(&mut self, v: i64, scale: u32) {
         self.sep();
@@ -81,10 +81,6 @@ impl RowSink for CopyText {
         }
         Ok(())
     }
-}
-
-fn itoa(v: i64) -> String {
-    v.to_string()
 }
 
 async fn copy_table(c: &Client, table: Table, w: u32, seed: u64, now: &str) -> Result<()> {
@@ -241,8 +237,4 @@ impl Session {
             }
         }
     }
-}
-
-pub fn kind_index(k: Kind) -> usize {
-    Kind::ALL.iter().position(|x| *x == k).unwrap_or(0)
 }
