@@ -5,7 +5,7 @@ storlab starts one PostgreSQL cluster (storlab.db.managed) in a temp folder,
 loads examples/db/tpcb-like.toml (pgbench's tables and data), then runs, in
 turn, `pgbench -n -c C -j J -T T` (PostgreSQL's client, -n since the tables
 need no vacuum between runs) and `storlab bench db --workload
-examples/db/tpcb-like.toml --vus C --duration T --rampup 0` against it, and
+examples/db/tpcb-like.toml --vus C --threads J --duration T --rampup 0` against it, and
 prints each pair's transactions per second, their ratio, and each client's
 CPU per transaction (the whole process, every thread, from the kernel's
 child accounting). The TPC-C client-CPU figure comes from storlab's own
@@ -58,7 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--clients", type=int, default=4)
-    ap.add_argument("--threads", type=int, default=2, help="pgbench -j (storlab's runtime uses the machine's cores)")
+    ap.add_argument("--threads", type=int, default=2, help="threads of both clients: pgbench -j and storlab --threads")
     ap.add_argument("--time", type=int, default=20, help="seconds per run")
     ap.add_argument("--scale", type=int, default=1)
     ap.add_argument("--protocol", default="simple", help="pgbench -M: simple (pgbench's default), extended or prepared")
@@ -78,11 +78,11 @@ def main() -> None:
             env.update(PGHOST=m["host"], PGPORT=m["port"], PGUSER=m["user"], PGDATABASE=m["dbname"])
             dsn = pg.conninfo
             sl_cmd = [STORLAB, "bench", "db", "--workload", WORKLOAD, "--db", dsn, "--vus", str(a.clients),
-                      "--duration", str(a.time), "--rampup", "0", "--scale", str(a.scale), "--json"]
+                      "--duration", str(a.time), "--rampup", "0", "--scale", str(a.scale), "--threads", str(a.threads), "--json"]
             # Load once (a 1-second run), then alternate. Before every run both
             # tools get the same tables: the history emptied and the small
             # hot tables vacuumed (what pgbench itself does without -n).
-            timed(sl_cmd[:-5] + ["--duration", "1", "--rampup", "0", "--scale", str(a.scale), "--json"], env)
+            timed(sl_cmd[:-7] + ["--duration", "1", "--rampup", "0", "--scale", str(a.scale), "--json"], env)
             psql = str(find_pg_bin() / "psql")
             reset = [psql, "-X", "-q", "-c", "TRUNCATE pgbench_history", "-c", "VACUUM pgbench_branches, pgbench_tellers, pgbench_accounts"]
             for k in range(a.rounds):

@@ -81,33 +81,72 @@ pub struct RunOptions {
     /// The measured window; zero = until the workload ends (insert storm).
     pub duration: Duration,
     pub seed: u64,
-    /// Runtime worker threads (default: the machine's cores).
+    /// Event loops (threads) the users are dealt over; 0 = one per core, at
+    /// most one per user (pgbench's `-j`); 1 = the controller's own thread.
     pub threads: usize,
     /// Run the TPC-C consistency conditions after the run.
     pub check: bool,
 }
 
-/// The driver's runtime. One thread by default: every virtual user's socket
-/// is served from one event loop, as pgbench serves its clients from each of
-/// its threads, which costs the least CPU per round trip (measured in
-/// bench/db_vs_pgbench.py); `threads` > 1 spreads them over more cores.
-/// SQLite's calls run on the blocking pool either way.
-fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
-    let mut b = if threads <= 1 {
-        tokio::runtime::Builder::new_current_thread()
-    } else {
-        let mut b = tokio::runtime::Builder::new_multi_thread();
-        b.worker_threads(threads);
-        b
-    };
-    b.thread_name("storlab-db").enable_all().build().map_err(|e| DbError::sql("starting the driver runtime", e))
+/// A one-thread runtime: the controller's, and each event loop's.
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| DbError::sql("starting the driver runtime", e))
+}
+
+/// The event loops the virtual users are dealt over, round-robin, as pgbench
+/// deals its clients over its threads (`-j`). Each is a one-thread runtime,
+/// so a user's task and its connection's never wake each other across
+/// threads. One loop (the default) serves every socket from the controller's
+/// own thread; SQLite's calls run on the blocking pool either way.
+struct Shards {
+    stops: Vec<tokio::sync::oneshot::Sender<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Shards {
+    fn start(n: usize) -> Result<(Shards, Vec<tokio::runtime::Handle>)> {
+        let mut shards = Shards { stops: vec![], threads: vec![] };
+        let mut handles = vec![];
+        for i in 0..n {
+            let (htx, hrx) = std::sync::mpsc::channel();
+            let (stx, srx) = tokio::sync::oneshot::channel::<()>();
+            let t = std::thread::Builder::new()
+                .name(format!("storlab-db-{i}"))
+                .spawn(move || match runtime() {
+                    Ok(rt) => {
+                        let _ = htx.send(Ok(rt.handle().clone()));
+                        rt.block_on(async {
+                            let _ = srx.await;
+                        });
+                        rt.shutdown_timeout(Duration::from_secs(5));
+                    }
+                    Err(e) => {
+                        let _ = htx.send(Err(e));
+                    }
+                })
+                .map_err(|e| DbError::sql("starting an event-loop thread", e))?;
+            shards.threads.push(t);
+            shards.stops.push(stx);
+            handles.push(hrx.recv().map_err(|e| DbError::sql("starting an event-loop thread", e))??);
+        }
+        Ok((shards, handles))
+    }
+
+    fn stop(self) {
+        for s in self.stops {
+            let _ = s.send(());
+        }
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Builds (or checks and reuses) the workload's schema and data.
 pub fn prepare(db: &Db, wl: &Workload, seed: u64, loaders: u32, progress: &Progress) -> Result<serde_json::Value> {
     progress.phase.store(PHASE_LOAD, Ordering::Relaxed);
     let t0 = Instant::now();
-    let rt = runtime(0)?;
+    let rt = runtime()?;
     let loaded = rt.block_on(async {
         match (db, wl) {
             (Db::Postgres(t), Workload::Tpcc(o)) => tpcc::pg::prepare(t, o.warehouses, loaders, seed, progress).await,
@@ -327,13 +366,22 @@ pub fn run(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) -> Resul
     if o.vus == 0 {
         return Err(DbError::Input("--vus must be at least 1".into()));
     }
-    let rt = runtime(o.threads)?;
-    let rec = rt.block_on(run_async(db, wl, o, progress));
+    let rt = runtime()?;
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let loops = if o.threads == 0 { cores.min(o.vus as usize) } else { o.threads };
+    let rec = if loops <= 1 {
+        rt.block_on(async { run_async(db, wl, o, progress, &[tokio::runtime::Handle::current()]).await })
+    } else {
+        let (shards, handles) = Shards::start(loops)?;
+        let rec = rt.block_on(run_async(db, wl, o, progress, &handles));
+        shards.stop();
+        rec
+    };
     rt.shutdown_timeout(Duration::from_secs(5));
     rec
 }
 
-async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) -> Result<RunRecord> {
+async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, loops: &[tokio::runtime::Handle]) -> Result<RunRecord> {
     let is_tpcc = matches!(wl, Workload::Tpcc(_));
     let kinds = wl.kinds();
     let mut monitor = match db {
@@ -344,13 +392,20 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
     progress.done.store(0, Ordering::Relaxed);
 
     // Log the virtual users in, a few at a time (as HammerDB staggers logins).
-    let mut sessions: Vec<Box<dyn Session>> = Vec::with_capacity(o.vus as usize);
+    // Each user's connection is opened on its own event loop, where its
+    // connection task then lives.
+    let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::with_capacity(o.vus as usize);
     let mut vu = 0;
     while vu < o.vus {
         let batch = (o.vus - vu).min(16);
-        let opened = futures_util::future::join_all((vu..vu + batch).map(|k| open_session(db, wl, k, o.vus, o.seed))).await;
-        for s in opened {
-            sessions.push(s?);
+        let opened = futures_util::future::join_all((vu..vu + batch).map(|k| {
+            let (db, wl, vus, seed) = (db.clone(), wl.clone(), o.vus, o.seed);
+            loops[k as usize % loops.len()].spawn(async move { open_session(&db, &wl, k, vus, seed).await })
+        }))
+        .await;
+        for (i, s) in opened.into_iter().enumerate() {
+            let s = s.map_err(|e| DbError::sql("logging a virtual user in", e))??;
+            sessions.push(((vu as usize + i) % loops.len(), s));
         }
         vu += batch;
         if progress.stop.load(Ordering::Relaxed) {
@@ -370,9 +425,12 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) 
         lost: Mutex::new(None),
     });
     let mut tasks = tokio::task::JoinSet::new();
-    let spawn_all = |tasks: &mut tokio::task::JoinSet<()>, sessions: Vec<Box<dyn Session>>| {
-        for s in sessions {
-            tasks.spawn(vu_loop(s, shared.clone(), progress.clone()));
+    let spawn_all = |tasks: &mut tokio::task::JoinSet<()>, sessions: Vec<(usize, Box<dyn Session>)>| {
+        for (l, s) in sessions {
+            let user = loops[l].spawn(vu_loop(s, shared.clone(), progress.clone()));
+            tasks.spawn(async move {
+                let _ = user.await;
+            });
         }
     };
     // With a rampup the users start now; without one, after the window opens,

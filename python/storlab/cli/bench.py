@@ -157,7 +157,7 @@ def db_cmd(
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
-    threads: int = typer.Option(1, "--threads", help="Event-loop threads serving the virtual users (1 costs the least CPU per round trip)."),
+    threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""

@@ -240,7 +240,7 @@ def bench_db(
     keep: bool = False,
     check: bool = False,
     seed: int = 1,
-    threads: int = 1,
+    threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
@@ -252,8 +252,8 @@ def bench_db(
 
     if repeat < 1:
         raise StorlabError(f"--repeat {repeat} — nearest valid value 1")
-    if threads < 1:
-        raise StorlabError(f"--threads {threads} — nearest valid value 1")
+    if threads < 0:
+        raise StorlabError(f"--threads {threads} — give 0 (one per core) or more")
     if max_vus < 1:
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
