@@ -122,7 +122,8 @@ def main() -> None:
         sn = statistics.median(x["cpu_us_per_io"] for x in results["null"]["storlab"])
         print(f"{'null RND4K Q32T1':18} fio {fn * 1000:6.1f} ns CPU/I/O | storlab {sn * 1000:6.1f} ns CPU/I/O | cost ratio {sn / fn:5.3f}")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        # Only what the script made: its work folder, and the temp folder if it chose one.
+        shutil.rmtree(work if a.path else base, ignore_errors=True)
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"raw results: {a.out}")
