@@ -32,13 +32,18 @@ def test_every_field_is_documented(doc, src, structs):
             assert f"`{f}`" in text or re.search(rf"\b{f}\b", text), f"{s}.{f} is not in docs/{doc}"
 
 
+def const_names(src: str, const: str) -> list[str]:
+    """The strings of a Rust `pub const NAME: [&str; N]` or `&[&str]` list."""
+    m = re.search(rf"pub const {const}: &?\[&str(?:; \d+)?\] = &?\[(.*?)\];", src, re.S)
+    assert m, const
+    return re.findall(r'"(\w+)"', m.group(1))
+
+
 def test_workload_fields_are_documented():
     text = (ROOT / "docs" / "workloads.md").read_text()
     src = (ROOT / "crates" / "storlab-workload" / "src" / "spec.rs").read_text()
     for const in ("FIELDS", "JOB_FIELDS"):
-        m = re.search(rf"pub const {const}: &\[&str\] = &\[(.*?)\];", src, re.S)
-        assert m, const
-        for f in re.findall(r'"(\w+)"', m.group(1)):
+        for f in const_names(src, const):
             assert f"`{f}`" in text, f"{const} {f} is not in docs/workloads.md"
 
 
@@ -46,9 +51,7 @@ def test_db_workload_fields_and_generators_are_documented():
     text = (ROOT / "docs" / "db.md").read_text()
     src = (ROOT / "crates" / "storlab-db" / "src" / "custom.rs").read_text()
     for const in ("GENERATORS", "FIELDS", "LOAD_FIELDS", "TRANSACTION_FIELDS"):
-        m = re.search(rf"pub const {const}: \[&str; \d+\] = \[(.*?)\];", src, re.S)
-        assert m, const
-        for name in re.findall(r'"(\w+)"', m.group(1)):
+        for name in const_names(src, const):
             assert f"`{name}" in text, f"{const} {name} is not in docs/db.md"
 
 

@@ -4,8 +4,8 @@
 -- generates every random input itself (warehouse, district, customer id or last
 -- name, item ids, supply warehouses, quantities, amounts, carrier, threshold)
 -- and calls one function per transaction in autocommit mode, so each
--- transaction costs one round trip. Needs pg_tpcc_schema.sql and
--- pg_tpcc_indexes.sql.
+-- transaction costs one round trip. Needs pg_tpcc_schema.sql and the keys
+-- of tpcc::KEYS (src/tpcc/mod.rs).
 --
 -- Locking: New-Order updates STOCK rows in (supply warehouse, item) order;
 -- Payment locks the customer first and the hot district and warehouse rows
@@ -124,6 +124,16 @@ BEGIN
 END;
 $$;
 
+-- The customer a by-name lookup selects (Payment 2.5.2.2, Order-Status
+-- 2.6.2.2): position ceil(n/2) of those with this last name, ordered by first
+-- name. NULL when none matches.
+CREATE OR REPLACE FUNCTION customer_by_name(p_w_id integer, p_d_id integer, p_c_last varchar)
+RETURNS integer LANGUAGE sql STABLE AS $$
+  SELECT (array_agg(c_id ORDER BY c_first))[((count(*) + 1) / 2)::integer]
+  FROM customer
+  WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last
+$$;
+
 -- Payment (clause 2.5.2). Returns the customer's c_id, or 0 (and changes
 -- nothing) when no customer matches.
 CREATE OR REPLACE FUNCTION payment(p_w_id integer, p_d_id integer, p_c_w_id integer,
@@ -136,11 +146,7 @@ DECLARE
   v_wh      record;
 BEGIN
   IF p_by_name THEN
-    -- The customer at position ceil(n/2) of those with this last name,
-    -- ordered by first name (clause 2.5.2.2).
-    SELECT (array_agg(c_id ORDER BY c_first))[((count(*) + 1) / 2)::integer] INTO v_c_id
-    FROM customer
-    WHERE c_w_id = p_c_w_id AND c_d_id = p_c_d_id AND c_last = p_c_last;
+    v_c_id := customer_by_name(p_c_w_id, p_c_d_id, p_c_last);
     IF v_c_id IS NULL THEN
       RETURN 0;
     END IF;
@@ -199,10 +205,7 @@ DECLARE
   v_carrier smallint;
 BEGIN
   IF p_by_name THEN
-    -- Position ceil(n/2) by first name, as in Payment (clause 2.6.2.2).
-    SELECT (array_agg(c_id ORDER BY c_first))[((count(*) + 1) / 2)::integer] INTO v_c_id
-    FROM customer
-    WHERE c_w_id = p_w_id AND c_d_id = p_d_id AND c_last = p_c_last;
+    v_c_id := customer_by_name(p_w_id, p_d_id, p_c_last);
     IF v_c_id IS NULL THEN
       RETURN 0;
     END IF;

@@ -1,7 +1,7 @@
 -- TPC-C schema (TPC-C v5.11 clause 1.3) for PostgreSQL. Column names follow the
 -- specification. Primary keys and the two secondary indexes the transactions
 -- need (customer by last name, orders by customer) are created after the load
--- (pg_tpcc_indexes.sql), as bulk loaders do.
+-- (tpcc::KEYS in src/tpcc/mod.rs), as bulk loaders do.
 CREATE TABLE warehouse (
   w_id integer NOT NULL, w_name varchar(10), w_street_1 varchar(20), w_street_2 varchar(20),
   w_city varchar(20), w_state char(2), w_zip char(9), w_tax numeric(4,4), w_ytd numeric(12,2));

@@ -1,5 +1,5 @@
 -- TPC-C schema (TPC-C v5.11 clause 1.3) for SQLite: the same columns as
--- pg_tpcc_schema.sql. Keys are unique indexes built after the load.
+-- pg_tpcc_schema.sql. Keys are unique indexes built after the load (tpcc::KEYS).
 CREATE TABLE warehouse (w_id integer NOT NULL, w_name text, w_street_1 text, w_street_2 text, w_city text, w_state text, w_zip text, w_tax numeric, w_ytd numeric);
 CREATE TABLE district (d_id integer NOT NULL, d_w_id integer NOT NULL, d_name text, d_street_1 text, d_street_2 text, d_city text, d_state text, d_zip text, d_tax numeric, d_ytd numeric, d_next_o_id integer);
 CREATE TABLE customer (c_id integer NOT NULL, c_d_id integer NOT NULL, c_w_id integer NOT NULL, c_first text, c_middle text, c_last text, c_street_1 text, c_street_2 text, c_city text, c_state text, c_zip text, c_phone text, c_since text, c_credit text, c_credit_lim numeric, c_discount numeric, c_balance numeric, c_ytd_payment numeric, c_payment_cnt integer, c_delivery_cnt integer, c_data text);

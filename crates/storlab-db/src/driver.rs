@@ -439,25 +439,9 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     if !o.rampup.is_zero() {
         spawn_all(&mut tasks, waiting.take().unwrap_or_default());
     }
-    let wait = |d: Duration| {
-        let until = Instant::now() + d;
-        let progress = progress.clone();
-        async move {
-            while !progress.stop.load(Ordering::Relaxed) && (d.is_zero() || Instant::now() < until) {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    };
     // Rampup.
     if !o.rampup.is_zero() {
-        let w = wait(o.rampup);
-        tokio::pin!(w);
-        loop {
-            tokio::select! {
-                _ = &mut w => break,
-                r = tasks.join_next(), if !tasks.is_empty() => { if r.is_none() { break; } }
-            }
-        }
+        phase(o.rampup, &mut tasks, progress).await;
     }
     let interrupted_in_rampup = progress.stop.load(Ordering::Relaxed);
     // Measured window.
@@ -478,15 +462,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         spawn_all(&mut tasks, sessions);
     }
     if !interrupted_in_rampup {
-        let w = wait(o.duration);
-        tokio::pin!(w);
-        loop {
-            tokio::select! {
-                _ = &mut w => break,
-                r = tasks.join_next(), if !tasks.is_empty() => { if r.is_none() { break; } }
-                _ = std::future::ready(()), if tasks.is_empty() => break,
-            }
-        }
+        phase(o.duration, &mut tasks, progress).await;
     }
     shared.measuring.store(false, Ordering::Relaxed);
     shared.closed.store(true, Ordering::Relaxed);
@@ -612,6 +588,21 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         rec["consistency"] = c;
     }
     Ok(rec)
+}
+
+/// Lets the users run for `d` (zero: until they are all done), ending early
+/// on a stop request or when no user is left.
+async fn phase(d: Duration, tasks: &mut tokio::task::JoinSet<()>, progress: &Progress) {
+    let until = Instant::now() + d;
+    while !progress.stop.load(Ordering::Relaxed) && (d.is_zero() || Instant::now() < until) {
+        if tasks.is_empty() {
+            return;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(20)) => {}
+            _ = tasks.join_next() => {}
+        }
+    }
 }
 
 async fn check(m: &mut Monitor) -> Result<serde_json::Value> {

@@ -213,6 +213,36 @@ impl Terminal {
     }
 }
 
+/// The keys and secondary indexes, built after the load: (table, columns,
+/// primary key). The two secondary indexes serve the by-name customer
+/// lookup (Payment, Order-Status) and a customer's latest order.
+pub const KEYS: [(&str, &str, bool); 10] = [
+    ("warehouse", "w_id", true),
+    ("district", "d_w_id, d_id", true),
+    ("customer", "c_w_id, c_d_id, c_id", true),
+    ("customer", "c_w_id, c_d_id, c_last, c_first", false),
+    ("new_order", "no_w_id, no_d_id, no_o_id", true),
+    ("orders", "o_w_id, o_d_id, o_id", true),
+    ("orders", "o_w_id, o_d_id, o_c_id, o_id", false),
+    ("order_line", "ol_w_id, ol_d_id, ol_o_id, ol_number", true),
+    ("item", "i_id", true),
+    ("stock", "s_w_id, s_i_id", true),
+];
+
+/// `KEYS` as SQL, then ANALYZE. PostgreSQL gets real primary keys; SQLite
+/// cannot add one to a loaded table, so it gets unique indexes.
+pub fn keys_sql(postgres: bool) -> String {
+    let mut out = String::new();
+    for (i, (table, cols, pk)) in KEYS.iter().enumerate() {
+        out += &match (pk, postgres) {
+            (true, true) => format!("ALTER TABLE {table} ADD PRIMARY KEY ({cols});\n"),
+            (true, false) => format!("CREATE UNIQUE INDEX {table}_pk ON {table} ({cols});\n"),
+            (false, _) => format!("CREATE INDEX {table}_idx{i} ON {table} ({cols});\n"),
+        };
+    }
+    out + "ANALYZE;\n"
+}
+
 /// The TPC-C consistency conditions 1–4 (clause 3.3.2.1–3.3.2.4), as queries
 /// that return the number of warehouses or districts violating each; all
 /// zero means consistent. Portable between SQLite and PostgreSQL; money is
@@ -234,6 +264,19 @@ mod tests {
         assert_eq!(last_name(371), "PRICALLYOUGHT");
         assert_eq!(last_name(0), "BARBARBAR");
         assert_eq!(last_name(999), "EINGEINGEING");
+    }
+
+    #[test]
+    fn every_table_gets_one_primary_key_in_both_dialects() {
+        for pg in [true, false] {
+            let sql = keys_sql(pg);
+            for t in ["warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"] {
+                let pk = if pg { format!("ALTER TABLE {t} ADD PRIMARY KEY") } else { format!("CREATE UNIQUE INDEX {t}_pk ") };
+                // HISTORY has no key in TPC-C (clause 1.3).
+                assert_eq!(sql.matches(&pk).count(), usize::from(t != "history"), "{t} pg={pg}");
+            }
+            assert_eq!(sql.matches("CREATE INDEX").count(), 2);
+        }
     }
 
     #[test]

@@ -14,7 +14,6 @@ use std::sync::atomic::Ordering;
 use tokio_postgres::{Client, Statement};
 
 pub const SCHEMA: &str = include_str!("../../sql/pg_tpcc_schema.sql");
-pub const INDEXES: &str = include_str!("../../sql/pg_tpcc_indexes.sql");
 pub const FUNCTIONS: &str = include_str!("../../sql/pg_tpcc_functions.sql");
 
 const TABLES: [&str; 9] = ["warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"];
@@ -182,7 +181,7 @@ pub async fn prepare(target: &Target, warehouses: u32, loaders: u32, seed: u64, 
         let _ = c.batch_execute(&format!("DROP TABLE IF EXISTS {}", TABLES.join(", "))).await;
         return Err(e);
     }
-    batch(&c, "creating the TPC-C keys and indexes", INDEXES).await?;
+    batch(&c, "creating the TPC-C keys and indexes", &super::keys_sql(true)).await?;
     batch(&c, "installing the TPC-C functions", FUNCTIONS).await?;
     Ok(true)
 }

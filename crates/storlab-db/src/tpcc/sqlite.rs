@@ -13,7 +13,6 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 pub const SCHEMA: &str = include_str!("../../sql/sqlite_tpcc_schema.sql");
-pub const INDEXES: &str = include_str!("../../sql/sqlite_tpcc_indexes.sql");
 
 pub use crate::sqlite_io::open;
 
@@ -109,7 +108,7 @@ pub fn prepare(path: &Path, warehouses: u32, seed: u64, progress: &Progress) -> 
                 progress.done.fetch_add(1, Ordering::Relaxed);
             }
         }
-        c.execute_batch(INDEXES).map_err(|e| DbError::sql("creating the TPC-C indexes", e))
+        c.execute_batch(&super::keys_sql(false)).map_err(|e| DbError::sql("creating the TPC-C indexes", e))
     })();
     if let Err(e) = r {
         let _ = c.execute_batch("ROLLBACK");
