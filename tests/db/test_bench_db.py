@@ -281,6 +281,58 @@ def test_password_from_environment_never_reaches_the_record(storlab, server):
     assert secret not in r.stdout and secret not in r.stderr
 
 
+@pytest.mark.needs_postgres
+@pytest.mark.parametrize("method", ["scram-sha-256", "md5", "password"])
+def test_password_authentication_methods(storlab, server, method):
+    """The virtual users log in on their own connections: each of the
+    server's password methods must let them in with PGPASSWORD, and only
+    with it."""
+    role, secret = f"storlab_{method.replace('-', '_')}", f"pw-{method}-7c1e"
+    encryption = "md5" if method == "md5" else "scram-sha-256"
+    psql(server, f"SET password_encryption = '{encryption}'; DROP ROLE IF EXISTS {role};"
+                 f" CREATE ROLE {role} LOGIN SUPERUSER PASSWORD '{secret}'")
+    hba = server.data_dir / "pg_hba.conf"
+    hba.write_text(f"local all {role} {method}\n" + hba.read_text())
+    psql(server, "SELECT pg_reload_conf()")
+    dsn = f"{server.conninfo.replace('user=postgres', '')} user={role}"
+    psql(server, "DROP TABLE IF EXISTS storlab_insert")
+    r = storlab("bench", "db", "--workload", "insert", "--db", dsn, "--vus", "2", "--rows", "30", "--commit-every", "10",
+                "--json", env={"PGPASSWORD": secret})
+    assert r.returncode == 0, r.stderr
+    assert secret not in r.stdout and secret not in r.stderr
+    assert json.loads(r.stdout)["results"][0]["txn"]["insert"]["rows"] == 60
+    assert psql(server, "SELECT count(*) FROM storlab_insert") == [["60"]]
+    err = fails(storlab, "--workload", "insert", "--db", dsn, "--vus", "1", "--rows", "1", env={"PGPASSWORD": "wrong"})
+    assert "password authentication failed" in err and "PGPASSWORD" in err and "wrong" not in err
+
+
+@pytest.mark.needs_postgres
+def test_failed_statement_rolls_its_transaction_back_and_the_user_goes_on(storlab, server, where):
+    """A transaction whose second statement fails (1 / 0 when x = 1) is
+    counted as an error, rolled back (its insert must not survive) and the
+    user carries on with the next."""
+    wl = where / "div.toml"
+    wl.write_text("""name = "div"
+tables = ["storlab_div"]
+schema = ["CREATE TABLE storlab_div (x int)"]
+[params]
+x = { uniform = [1, 2] }
+[[transaction]]
+name = "t"
+statements = ["INSERT INTO storlab_div VALUES (:x)", "SELECT 1 / (:x - 1)"]
+""")
+    psql(server, "DROP TABLE IF EXISTS storlab_div")
+    rec = bench(storlab, "--workload", str(wl), "--db", server.conninfo, "--vus", "2", "--duration", "2", "--rampup", "0")
+    t = rec["results"][0]["txn"]["t"]
+    n = t["commits"] + t["errors"]
+    assert n > 100
+    # x is 1 or 2 with even odds: the errors are a binomial half of n.
+    assert abs(t["errors"] - n / 2) < 4 * math.sqrt(n / 4)
+    assert any("division by zero" in m for m in rec["runs"][0]["error_messages"])
+    assert psql(server, "SELECT count(*) FILTER (WHERE x = 1), count(*) FILTER (WHERE x = 2) >= %d FROM storlab_div"
+                % t["commits"]) == [["0", "t"]]
+
+
 def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> tuple[int, dict, str]:
     import signal
     import sys

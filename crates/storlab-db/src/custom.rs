@@ -9,7 +9,7 @@ use crate::driver::{BoxFuture, Db, Plan, Session};
 use crate::error::{DbError, Result};
 use crate::pg::{pg_message, Target};
 use crate::tpcc::{load::now_text, nurand};
-use crate::{sqlite_io, Outcome, Progress};
+use crate::{sqlite_io, wire, Outcome, Progress};
 use bytes::BytesMut;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -502,8 +502,17 @@ fn prepare_sqlite(path: &std::path::Path, w: &Workload, rng: &mut Rng, progress:
     Ok(true)
 }
 
+/// A PostgreSQL user's connection: each transaction's statements, and
+/// BEGIN and COMMIT, prepared once (as pgbench's `-M prepared` does).
+struct PgConn {
+    c: wire::Conn,
+    statements: Vec<Vec<wire::Stmt>>,
+    begin: wire::Stmt,
+    commit: wire::Stmt,
+}
+
 enum Conn {
-    Pg(tokio_postgres::Client, Vec<Vec<tokio_postgres::Statement>>),
+    Pg(PgConn),
     Sqlite(Option<rusqlite::Connection>),
 }
 
@@ -551,16 +560,18 @@ struct Custom {
 pub async fn session(db: &Db, w: &Workload, vu: u32, seed: u64) -> Result<Box<dyn Session>> {
     let conn = match db {
         Db::Postgres(t) => {
-            let c = t.connect().await?;
+            let mut c = wire::Conn::connect(t).await?;
             let mut all = vec![];
             for tx in &w.transactions {
                 let mut v = vec![];
                 for (k, s) in tx.statements.iter().enumerate() {
-                    v.push(c.prepare(&s.pg_sql).await.map_err(|e| DbError::sql(format!("{}: transaction '{}', statement {}", w.file, tx.name, k + 1), pg_message(&e)))?);
+                    v.push(c.prepare(&s.pg_sql).await.map_err(|e| DbError::sql(format!("{}: transaction '{}', statement {}", w.file, tx.name, k + 1), e.message()))?);
                 }
                 all.push(v);
             }
-            Conn::Pg(c, all)
+            let begin = c.prepare("BEGIN").await.map_err(|e| DbError::sql("preparing BEGIN", e.message()))?;
+            let commit = c.prepare("COMMIT").await.map_err(|e| DbError::sql("preparing COMMIT", e.message()))?;
+            Conn::Pg(PgConn { c, statements: all, begin, commit })
         }
         Db::Sqlite { path } => {
             let p = path.clone();
@@ -613,29 +624,35 @@ impl Session for Custom {
                 self.open = 0;
             }
             match &mut self.conn {
-                Conn::Pg(c, sts) => {
-                    let texts: Vec<TextParam> = vals.iter().map(text_of).collect();
+                Conn::Pg(pg) => {
                     let r = async {
                         if begin {
-                            c.batch_execute("BEGIN").await?;
+                            pg.c.execute(&pg.begin, |_| {}).await?;
                         }
-                        for (st, slots) in sts[ti].iter().zip(&plan.slots) {
-                            let refs: Vec<&(dyn ToSql + Sync)> = slots.iter().map(|i| &texts[*i] as &(dyn ToSql + Sync)).collect();
-                            c.execute(st, &refs).await?;
+                        for (st, slots) in pg.statements[ti].iter().zip(&plan.slots) {
+                            pg.c.execute(st, |p| {
+                                for i in slots {
+                                    match &vals[*i] {
+                                        Value::Int(v) => p.int(*v),
+                                        Value::Text(v) => p.text(v),
+                                    };
+                                }
+                            })
+                            .await?;
                         }
                         if commit {
-                            c.batch_execute("COMMIT").await?;
+                            pg.c.execute(&pg.commit, |_| {}).await?;
                         }
-                        Ok::<_, tokio_postgres::Error>(())
+                        Ok::<_, wire::WireError>(())
                     }
                     .await;
                     match r {
                         Ok(()) => (Outcome::Commit, 1),
-                        Err(e) if e.is_closed() => (Outcome::Lost(pg_message(&e)), 0),
+                        Err(e) if e.is_closed() => (Outcome::Lost(e.message()), 0),
                         Err(e) => {
-                            let _ = c.batch_execute("ROLLBACK").await;
+                            let _ = pg.c.simple("ROLLBACK").await;
                             self.open = 0;
-                            (Outcome::Error(pg_message(&e)), 0)
+                            (Outcome::Error(e.message()), 0)
                         }
                     }
                 }

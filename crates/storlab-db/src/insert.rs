@@ -7,9 +7,9 @@
 
 use crate::driver::{BoxFuture, Db, Plan, Session};
 use crate::error::{DbError, Result};
-use crate::pg::{batch, pg_message};
+use crate::pg::batch;
 use crate::tpcc::load::now_text;
-use crate::{sqlite_io, Outcome};
+use crate::{sqlite_io, wire, Outcome};
 use std::time::Duration;
 use storlab_stats::Rng;
 
@@ -90,7 +90,7 @@ fn row(rng: &mut Rng) -> Row {
 }
 
 enum Conn {
-    Pg(tokio_postgres::Client, tokio_postgres::Statement),
+    Pg(wire::Conn, wire::Stmt),
     Sqlite(Option<rusqlite::Connection>),
 }
 
@@ -108,11 +108,11 @@ pub async fn session(db: &Db, o: &InsertOptions, vu: u32, seed: u64) -> Result<B
     }
     let conn = match db {
         Db::Postgres(t) => {
-            let c = t.connect().await?;
+            let mut c = wire::Conn::connect(t).await?;
             let st = c
                 .prepare("INSERT INTO storlab_insert VALUES ($1, $2, $3, $4, $5::text::timestamp)")
                 .await
-                .map_err(|e| DbError::sql("preparing the insert", pg_message(&e)))?;
+                .map_err(|e| DbError::sql("preparing the insert", e.message()))?;
             Conn::Pg(c, st)
         }
         Db::Sqlite { path } => {
@@ -152,19 +152,22 @@ impl Session for Storm {
             let out = match &mut self.conn {
                 Conn::Pg(c, st) => {
                     let r = async {
-                        c.batch_execute("BEGIN").await?;
+                        c.simple("BEGIN").await?;
                         for r in &rows {
-                            c.execute(&*st, &[&r.id, &r.s, &r.payload, &r.d, &r.ts]).await?;
+                            c.execute(st, |p| {
+                                p.text(&r.id).text(&r.s).text(&r.payload).text(&r.d.to_string()).text(&r.ts);
+                            })
+                            .await?;
                         }
-                        c.batch_execute("COMMIT").await
+                        c.simple("COMMIT").await
                     }
                     .await;
                     match r {
-                        Ok(()) => Outcome::Commit,
-                        Err(e) if e.is_closed() => Outcome::Lost(pg_message(&e)),
+                        Ok(_) => Outcome::Commit,
+                        Err(e) if e.is_closed() => Outcome::Lost(e.message()),
                         Err(e) => {
-                            let _ = c.batch_execute("ROLLBACK").await;
-                            Outcome::Error(pg_message(&e))
+                            let _ = c.simple("ROLLBACK").await;
+                            Outcome::Error(e.message())
                         }
                     }
                 }

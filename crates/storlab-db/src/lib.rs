@@ -1,7 +1,8 @@
 //! storlab-db: real database workloads, measured the way HammerDB measures
 //! them. Virtual users are tokio tasks (thousands need no thousands of
-//! threads); PostgreSQL is driven through tokio-postgres, SQLite through
-//! rusqlite (bundled) with its calls on tokio's blocking pool.
+//! threads); their PostgreSQL connections speak the wire protocol directly
+//! (`wire`), loading and monitoring go through tokio-postgres, and SQLite runs
+//! through rusqlite (bundled) with its calls on tokio's blocking pool.
 //!
 //! A timed run is rampup → snapshot → duration → snapshot → stop, as in
 //! HammerDB's timed driver: NOPM from the change in Σd_next_o_id, the
@@ -17,6 +18,7 @@ pub mod monitor;
 pub mod pg;
 pub mod sqlite_io;
 pub mod tpcc;
+pub mod wire;
 
 pub use driver::{prepare, run, Db, RunOptions, RunRecord, TpccOptions, Workload};
 pub use error::{DbError, Result};

@@ -147,6 +147,13 @@ impl Target {
                 s
             }
         };
+        self.connect_failed(reason)
+    }
+
+    /// A connection error naming the target (never its password) with the
+    /// likely fix.
+    pub fn connect_failed(&self, reason: String) -> DbError {
+        let reason = one_line(&reason);
         let hint = if reason.contains("password") || reason.contains("authentication") {
             "set PGPASSWORD or add the server to ~/.pgpass"
         } else if reason.contains("does not exist") {
