@@ -266,6 +266,12 @@ def test_wrong_dsn_and_unreachable_server(storlab):
 
 
 @pytest.mark.needs_postgres
+def test_tls_required_is_refused_with_the_way_out(storlab, server):
+    err = fails(storlab, "--workload", "insert", "--db", server.conninfo + " sslmode=require", "--rows", "1")
+    assert "TLS" in err and "sslmode=prefer" in err
+
+
+@pytest.mark.needs_postgres
 def test_missing_postgres_binaries(storlab, where, tmp_path):
     err = fails(storlab, "--db", "managed-postgres", "--dir", str(where / "m"), env={"STORLAB_PG_BIN": str(tmp_path)})
     assert "STORLAB_PG_BIN" in err

@@ -68,7 +68,9 @@ def test_lifecycle_in_a_new_dir_leaves_nothing(pg_bin, where):
         pids = pg.server_pids()
         # the postmaster and its helpers (checkpointer, WAL writer, ...)
         assert pids[0] == pg.server_pid and len(pids) > 1
-        assert all(alive(p) for p in pids)
+        # The last psql's backend may still be on its way out; the postmaster
+        # and its helpers are not.
+        assert alive(pids[0]) and sum(alive(p) for p in pids[1:]) >= 2
     finally:
         pg.stop()
     assert not any(alive(p) for p in pids)

@@ -156,6 +156,8 @@ impl Target {
         let reason = one_line(&reason);
         let hint = if reason.contains("password") || reason.contains("authentication") {
             "set PGPASSWORD or add the server to ~/.pgpass"
+        } else if reason.contains("TLS") {
+            "storlab connects without TLS: use sslmode=prefer or disable in --db"
         } else if reason.contains("does not exist") {
             "create the database first, or name an existing one in --db"
         } else {
