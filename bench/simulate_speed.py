@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -101,25 +102,28 @@ def main() -> None:
         sys.exit("SimPy is not installed: run `make bench` (it installs the bench extras) or pip install simpy")
 
     tmp = Path(tempfile.mkdtemp(prefix="storlab-bench-"))
-    speed = tmp / "speed.toml"
-    speed.write_text(SCENARIO.format(duration=a.storlab_sim_s, iops=16000))
-    rows = {"storlab": [], "simpy": []}
-    for i in range(a.rounds):
-        s = run(["-c", STORLAB_CHILD, str(speed)])
-        p = run(["-c", SIMPY_CHILD, str(a.simpy_sim_s), "16000"])
-        rows["storlab"].append(s)
-        rows["simpy"].append(p)
-        print(f"round {i + 1}: storlab {s['ios'] / s['cpu_s'] / 1e6:6.2f} M I/O per CPU s "
-              f"({s['iops']:,.0f} IOPS, {s['lat_mean_us']:,.0f} µs mean) | "
-              f"SimPy {p['ios'] / p['cpu_s'] / 1e3:7.1f} k I/O per CPU s "
-              f"({p['iops']:,.0f} IOPS, {p['lat_mean_us']:,.0f} µs mean)", flush=True)
+    try:
+        speed = tmp / "speed.toml"
+        speed.write_text(SCENARIO.format(duration=a.storlab_sim_s, iops=16000))
+        rows = {"storlab": [], "simpy": []}
+        for i in range(a.rounds):
+            s = run(["-c", STORLAB_CHILD, str(speed)])
+            p = run(["-c", SIMPY_CHILD, str(a.simpy_sim_s), "16000"])
+            rows["storlab"].append(s)
+            rows["simpy"].append(p)
+            print(f"round {i + 1}: storlab {s['ios'] / s['cpu_s'] / 1e6:6.2f} M I/O per CPU s "
+                  f"({s['iops']:,.0f} IOPS, {s['lat_mean_us']:,.0f} µs mean) | "
+                  f"SimPy {p['ios'] / p['cpu_s'] / 1e3:7.1f} k I/O per CPU s "
+                  f"({p['iops']:,.0f} IOPS, {p['lat_mean_us']:,.0f} µs mean)", flush=True)
 
-    mem = {}
-    for hours in (1, 24):
-        f = tmp / f"mem{hours}.toml"
-        f.write_text(SCENARIO.format(duration=hours * 3600, iops=3000))
-        mem[hours] = run(["-c", STORLAB_CHILD, str(f)])
-        print(f"memory: {hours:2d} h simulated ({mem[hours]['ios']:,} I/Os): peak RSS {mem[hours]['max_rss_kib'] / 1024:.1f} MiB", flush=True)
+        mem = {}
+        for hours in (1, 24):
+            f = tmp / f"mem{hours}.toml"
+            f.write_text(SCENARIO.format(duration=hours * 3600, iops=3000))
+            mem[hours] = run(["-c", STORLAB_CHILD, str(f)])
+            print(f"memory: {hours:2d} h simulated ({mem[hours]['ios']:,} I/Os): peak RSS {mem[hours]['max_rss_kib'] / 1024:.1f} MiB", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
     st = statistics.median(r["ios"] / r["cpu_s"] for r in rows["storlab"])
     sp = statistics.median(r["ios"] / r["cpu_s"] for r in rows["simpy"])
