@@ -14,7 +14,7 @@
 
 use crate::bucket::Bucket;
 use crate::device::Cap;
-use crate::resources::{IoClass, PoolPlan, Resource};
+use crate::resources::{IoClass, PoolPlan, Resource, ResourceId};
 use std::collections::HashMap;
 
 /// Seconds since the run began, on the engine's clock.
@@ -62,6 +62,7 @@ pub struct Pacer {
     inv_base: f64,
     bucket: Option<Bucket>,
     linked: Option<PacerId>,
+    resource: ResourceId,
     /// Queueing this pacer imposed since the last `reset_stats` (for "what
     /// bound it").
     pub wait_s: f64,
@@ -82,7 +83,7 @@ fn inv(rate: f64) -> f64 {
 impl Pacer {
     pub fn new(r: &Resource) -> Pacer {
         let Cap { baseline, peak, .. } = r.cap;
-        Pacer { free_at: 0.0, inv_peak: inv(peak), inv_base: inv(baseline), bucket: r.bucket.clone(), linked: None, wait_s: 0.0, at_peak_s: 0.0, at_base_s: 0.0 }
+        Pacer { free_at: 0.0, inv_peak: inv(peak), inv_base: inv(baseline), bucket: r.bucket.clone(), linked: None, resource: r.id, wait_s: 0.0, at_peak_s: 0.0, at_base_s: 0.0 }
     }
 
     /// Whether it ran at its peak more than at its baseline since the last
@@ -133,7 +134,7 @@ pub struct BurstBalance {
 #[derive(Debug, Clone, Default)]
 pub struct PacerSet {
     pacers: Vec<Pacer>,
-    keys: HashMap<String, PacerId>,
+    ids: HashMap<ResourceId, PacerId>,
 }
 
 impl PacerSet {
@@ -158,24 +159,31 @@ impl PacerSet {
         (0..self.pacers.len() as u32).map(PacerId)
     }
 
+    /// The pacer of a resource, once a plan holding it is registered.
+    pub fn find(&self, id: ResourceId) -> Option<PacerId> {
+        self.ids.get(&id).copied()
+    }
+
+    /// The resource a pacer stands for.
+    pub fn resource(&self, id: PacerId) -> ResourceId {
+        self.pacers[id.index()].resource
+    }
+
     /// The pacers of a plan's resources, in the plan's order, created on
-    /// first sight: a pool's own resources (its members, its path) belong to
-    /// that pool, the host's are shared by every pool. Registering the same
-    /// pool again (another I/O size) returns the same pacers.
+    /// first sight and keyed by `ResourceId`: a pool's own resources (its
+    /// members, its path) belong to pool `pool_index`, the host's are shared
+    /// by every pool. Registering the same pool again (another I/O size)
+    /// returns the same pacers.
     pub fn register(&mut self, pool_index: usize, plan: &PoolPlan) -> Vec<PacerId> {
         let mut out = Vec::with_capacity(plan.resources.len());
-        for (i, r) in plan.resources.iter().enumerate() {
-            let key = if r.member.is_some() || r.owner.starts_with("path ") {
-                format!("pool{pool_index}/{i}")
-            } else {
-                format!("{}/{}{}{:?}", r.owner, r.pre, r.post, r.unit)
-            };
-            let id = match self.keys.get(&key) {
+        for r in &plan.resources {
+            let key = r.id.in_pool(pool_index as u32);
+            let id = match self.ids.get(&key) {
                 Some(&g) => g,
                 None => {
                     self.pacers.push(Pacer::new(r));
                     let id = PacerId(self.pacers.len() as u32 - 1);
-                    self.keys.insert(key, id);
+                    self.ids.insert(key, id);
                     id
                 }
             };

@@ -8,11 +8,20 @@
 use crate::dist::ServiceTime;
 use storlab_stats::Histogram;
 use crate::rng::Rng;
-use crate::series::SeriesSink;
 use std::collections::BinaryHeap;
 use storlab_model::pacing::{PacerId, PacerSet, Secs, Stages};
 use storlab_model::resources::{IoClass, PoolPlan};
 use storlab_workload::Job;
+
+/// Where the engine reports what happened: completions, and simulated time
+/// passing (the CloudWatch-style series of `series`, or anything else that
+/// counts). The engine owns this role; a sink never calls the engine.
+pub trait Sink {
+    /// Simulated time reached `t`; `pacers` holds the buckets' state.
+    fn advance(&mut self, t: Secs, pacers: &PacerSet);
+    /// An I/O of `bytes` on pool `pool` completed after `latency_s`.
+    fn complete(&mut self, pool: usize, read: bool, bytes: f64, latency_s: f64);
+}
 
 /// The state of one deployment across the jobs run on it: buckets drain in
 /// one job and are still drained in the next.
@@ -92,11 +101,11 @@ pub struct JobSpec<'a> {
 /// Runs one job on the deployment's current state, feeding per-period
 /// counters to `sink`. `progress` is called now and then with the simulated
 /// time reached; returning false stops the job (what it measured is kept).
-pub fn run_job(
+pub fn run_job<S: Sink>(
     st: &mut DeploymentState,
     spec: &JobSpec,
     rng: &mut Rng,
-    sink: &mut SeriesSink,
+    sink: &mut S,
     progress: &mut dyn FnMut(Secs) -> bool,
 ) -> JobOutcome {
     let job = spec.job;
@@ -199,7 +208,6 @@ pub fn run_job(
         bytes_issued += bs;
         heap.push(std::cmp::Reverse(Event::new(done, slot)));
     }
-    sink.start_job(spec.pool_index);
     // The next completion is always the heap's top; the slot's next I/O
     // usually replaces it in place (one sift-down instead of a pop and a push).
     while let Some(&std::cmp::Reverse(Event { t_bits, slot })) = heap.peek() {
@@ -239,7 +247,7 @@ pub fn run_job(
         sink.advance(Secs(done), &st.pacers);
         let lat = done - issued_at[slot];
         let read = class_of[slot] != IoClass::Write as u8;
-        sink.add(read, bs, lat);
+        sink.complete(spec.pool_index, read, bs, lat);
         if done >= window_start && window_end.map_or(true, |e| done <= e) {
             out.ios += 1;
             out.bytes += bs;

@@ -16,7 +16,7 @@ use std::path::Path;
 use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::latency::LatencyModel;
 use storlab_model::limits::primary_pool;
-use storlab_model::resources::PoolPlan;
+use storlab_model::resources::{Kind, PoolPlan};
 use storlab_model::scenario::{HostCacheMode, ScenarioFile};
 use storlab_model::{Catalog, ModelError};
 use storlab_workload::{Workload, WorkloadError};
@@ -145,12 +145,11 @@ pub fn simulate(
             let map = st.pacers.register(pi, &plan0);
             let buckets = plan0.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| map[i]).collect();
             sink_pools.push(series::SinkPool { name: format!("pool {}", pool.role.name()), buckets });
-            for (i, r) in plan0.resources.iter().enumerate() {
-                if r.owner.starts_with("host ") && r.pre == "EBS " && r.bucket.is_some() {
-                    match r.unit {
-                        storlab_model::resources::Unit::Iops => host_buckets.0 = Some(map[i]),
-                        _ => host_buckets.1 = Some(map[i]),
-                    }
+            for (i, r) in plan0.resources.iter().enumerate().filter(|(_, r)| r.bucket.is_some()) {
+                match r.id.kind {
+                    Kind::EbsIops => host_buckets.0 = Some(map[i]),
+                    Kind::EbsBytes => host_buckets.1 = Some(map[i]),
+                    _ => {}
                 }
             }
         }

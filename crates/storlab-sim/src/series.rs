@@ -5,6 +5,7 @@
 //! statistics follow the CloudWatch user guides (reference/cloud-specs.md §6).
 //! Memory grows with the number of periods only, never with I/Os.
 
+use crate::engine::Sink;
 use storlab_model::pacing::{PacerId, PacerSet, Secs};
 use serde::Serialize;
 
@@ -42,7 +43,6 @@ pub struct SeriesSink {
     period: f64,
     period_end: f64,
     pools: Vec<SinkPool>,
-    current: usize,
     counters: Vec<Counters>,
     rows: Vec<Vec<Counters>>,
     balances: Vec<Vec<Option<f64>>>,
@@ -59,7 +59,6 @@ impl SeriesSink {
             period: period_s,
             period_end: period_s,
             pools,
-            current: 0,
             counters: vec![Counters::default(); n],
             rows: Vec::new(),
             balances: Vec::new(),
@@ -67,10 +66,6 @@ impl SeriesSink {
             host_buckets,
             rds,
         }
-    }
-
-    pub fn start_job(&mut self, pool: usize) {
-        self.current = pool;
     }
 
     fn flush(&mut self, st: &PacerSet) {
@@ -88,17 +83,26 @@ impl SeriesSink {
         self.period_end += self.period;
     }
 
+    /// Closes the periods up to `end` (the last one may be partial) and
+    /// returns the series.
+    pub fn finish(mut self, end: Secs, st: &PacerSet) -> Vec<Series> {
+        self.advance(end, st);
+        self.series(st)
+    }
+}
+
+impl Sink for SeriesSink {
     /// Closes every period that ends at or before `t`.
     #[inline]
-    pub fn advance(&mut self, t: Secs, st: &PacerSet) {
+    fn advance(&mut self, t: Secs, st: &PacerSet) {
         while t.0 >= self.period_end {
             self.flush(st);
         }
     }
 
     #[inline]
-    pub fn add(&mut self, read: bool, bytes: f64, latency_s: f64) {
-        let c = &mut self.counters[self.current];
+    fn complete(&mut self, pool: usize, read: bool, bytes: f64, latency_s: f64) {
+        let c = &mut self.counters[pool];
         if read {
             c.read_ops += 1.0;
             c.read_bytes += bytes;
@@ -110,10 +114,10 @@ impl SeriesSink {
         }
     }
 
-    /// Closes the periods up to `end` (the last one may be partial) and
-    /// returns the series.
-    pub fn finish(mut self, end: Secs, st: &PacerSet) -> Vec<Series> {
-        self.advance(end, st);
+}
+
+impl SeriesSink {
+    fn series(mut self, st: &PacerSet) -> Vec<Series> {
         if self.counters.iter().any(|c| c.read_ops + c.write_ops > 0.0) || self.rows.is_empty() {
             self.flush(st);
         }
