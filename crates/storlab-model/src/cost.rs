@@ -68,17 +68,30 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         )
     };
 
-    // The host: on-demand hours with the config's license.
+    // The host: on-demand hours with the config's licence; an RDS instance
+    // class at RDS's price for its engine (Single-AZ).
+    let rds = dep.host.kind == HostKind::Rds;
+    let what = if rds {
+        format!("engine {}", dep.engine.as_deref().unwrap_or("not given"))
+    } else {
+        dep.license.clone()
+    };
     let host_rows: Vec<&PriceSpec> = cat
         .prices
         .iter()
         .filter(|p| p.region == region && p.item == dep.host.id && p.unit == PriceUnit::Hour)
-        .filter(|p| p.license.as_deref().unwrap_or("linux") == dep.license)
+        .filter(|p| {
+            if rds {
+                dep.engine.is_some() && p.engine.as_deref() == dep.engine.as_deref() && p.deployment.as_deref().unwrap_or("single-az") == "single-az"
+            } else {
+                p.license.as_deref().unwrap_or("linux") == dep.license
+            }
+        })
         .collect();
     if dep.host.kind != HostKind::Local {
         if host_rows.is_empty() {
             items.push(CostItem {
-                item: format!("{} ({}) — no price in the catalog for {region}", dep.host.id, dep.license),
+                item: format!("{} ({what}) — no price in the catalog for {region}", dep.host.id),
                 usd: None,
                 quantity: HOURS_PER_MONTH,
                 unit: "hour".into(),
@@ -91,7 +104,7 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         for p in host_rows {
             let (status, source, verified) = describe(p);
             items.push(CostItem {
-                item: format!("{} ({}) on-demand", dep.host.id, dep.license),
+                item: format!("{} ({what}) on-demand", dep.host.id),
                 usd: Some(p.usd.value * HOURS_PER_MONTH),
                 quantity: HOURS_PER_MONTH,
                 unit: "hour".into(),
@@ -136,9 +149,13 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         for p in rows {
             let per_device = match p.unit {
                 PriceUnit::GibMonth => tier_qty(p, d.size_gib),
-                PriceUnit::IopsMonth => tier_qty(p, d.provisioned_iops.unwrap_or(0.0)),
+                // File systems bill SSD IOPS above the default they include.
+                PriceUnit::IopsMonth => match d.iops_included {
+                    Some(inc) => tier_qty(p, (d.provisioned_iops.unwrap_or(inc) - inc).max(0.0)),
+                    None => tier_qty(p, d.provisioned_iops.unwrap_or(0.0)),
+                },
                 PriceUnit::MibSMonth => tier_qty(p, d.provisioned_mib_s.unwrap_or(0.0)),
-                PriceUnit::MbSMonth => tier_qty(p, d.throughput_capacity_mb_s.unwrap_or(0.0)),
+                PriceUnit::MbSMonth => tier_qty(p, d.throughput_capacity_mb_s.or(d.provisioned_mb_s).unwrap_or(0.0)),
                 PriceUnit::DiskMonth => 1.0,
                 PriceUnit::Hour => HOURS_PER_MONTH,
             };

@@ -169,7 +169,7 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
     let owner = device_owner(pool);
     let each = pool.count > 1;
     let fs = d.kind == DeviceKind::FileSystem;
-    let tp_unit = if fs { Unit::MbS } else { Unit::MibS };
+    let tp_unit = if fs || d.throughput_decimal { Unit::MbS } else { Unit::MibS };
     let mut out = Vec::new();
     let base = |pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>, member: Option<u32>| Resource {
         owner: owner.clone(),
@@ -224,13 +224,13 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         }
         if let (Some(i), Some(b)) = (h.uncached_iops, h.uncached_bytes_s) {
             let a = push(&mut out, hres("uncached ", "limit ", Unit::Iops, i, h.uncached_iops_bucket.clone()));
-            let c = push(&mut out, hres("uncached ", "limit ", Unit::MibS, b, h.uncached_bytes_bucket.clone()));
+            let c = push(&mut out, hres("uncached ", "limit ", Unit::MbS, b, h.uncached_bytes_bucket.clone()));
             host.uncached = Some((a, c));
         }
         if pool.host_cache != HostCacheMode::None {
             if let (Some(i), Some(b)) = (h.cached_iops, h.cached_bytes_s) {
                 let a = push(&mut out, hres("cached ", "limit ", Unit::Iops, Cap::flat(i), None));
-                let c = push(&mut out, hres("cached ", "limit ", Unit::MibS, Cap::flat(b), None));
+                let c = push(&mut out, hres("cached ", "limit ", Unit::MbS, Cap::flat(b), None));
                 host.cached = Some((a, c));
             }
         }
@@ -324,7 +324,8 @@ impl PoolPlan {
     pub fn new(dep: &Deployment, pool: &Pool, size_bytes: f64, sequential: bool) -> PoolPlan {
         let (resources, members, host) = build_resources(dep, pool);
         let dev = &pool.device;
-        let merged = sequential && dev.merge_sequential;
+        // EBS merges sequential I/O only from 32 KiB up (`merge_min_bytes`).
+        let merged = sequential && dev.merge_sequential && size_bytes >= dev.merge_min_bytes;
         // Datasheet IOPS of local devices are random-access figures: a
         // sequential stream on them is bound by the transfer rate.
         let iops_apply = !(dev.kind == DeviceKind::Local && sequential);
