@@ -146,6 +146,21 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
             });
             continue;
         }
+        // Provisioned SSD IOPS above a file system's default with no price.
+        if let (Some(inc), Some(prov)) = (d.iops_included, d.provisioned_iops) {
+            if prov > inc && !rows.iter().any(|p| p.unit == PriceUnit::IopsMonth) {
+                items.push(CostItem {
+                    item: format!("{label}: provisioned SSD IOPS above the included {} — no price in the catalog for {region}", inc.floor()),
+                    usd: None,
+                    quantity: (prov - inc) * n,
+                    unit: "IOPS-month".into(),
+                    unit_usd: None,
+                    source_status: None,
+                    source: None,
+                    verified: false,
+                });
+            }
+        }
         for p in rows {
             let per_device = match p.unit {
                 PriceUnit::GibMonth => tier_qty(p, d.size_gib),

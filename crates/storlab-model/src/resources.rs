@@ -73,7 +73,8 @@ impl Resource {
         if self.unit == Unit::Flows {
             let per = self.cap.baseline / f64::from(self.flows.max(1));
             let s = if self.flows > 1 { "s" } else { "" };
-            return format!("{}: {} flow{s} × {}", self.owner, self.flows.max(1), self.value_text(per));
+            let each = if self.each { " per share" } else { "" };
+            return format!("{}: {} flow{s} × {}{each}", self.owner, self.flows.max(1), self.value_text(per));
         }
         let state = match (self.cap.bursts(), full) {
             (true, true) => "burst ",
@@ -142,6 +143,9 @@ struct HostRes {
     cached: Option<(usize, usize)>,
     net: Option<usize>,
     flows: Option<usize>,
+    /// `spread`: one flow per share — an I/O goes to one share, so it rides
+    /// one flow whatever the share count.
+    member_flows: Vec<usize>,
 }
 
 fn device_owner(pool: &Pool) -> String {
@@ -214,7 +218,7 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         flows: 0,
         member: None,
     };
-    let mut host = HostRes { ebs: None, uncached: None, cached: None, net: None, flows: None };
+    let mut host = HostRes { ebs: None, uncached: None, cached: None, net: None, flows: None, member_flows: Vec::new() };
     let block_volume = pool.path == PathKind::Block && d.kind == DeviceKind::Volume;
     if block_volume {
         if let (Some(i), Some(b)) = (h.ebs_iops, h.ebs_bytes_s) {
@@ -239,7 +243,15 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         if let Some(net) = h.network_bytes_s {
             host.net = Some(push(&mut out, hres("network ", "", Unit::Gbps, net, None)));
         }
-        if let Some(flow) = h.flow_bytes_s {
+        if let (Some(flow), Layout::Spread) = (h.flow_bytes_s, pool.layout) {
+            for _ in 0..pool.count {
+                let mut r = hres("", "", Unit::Flows, Cap::flat(flow), None);
+                r.owner = format!("path {}", pool.path.name());
+                r.flows = 1;
+                r.each = pool.count > 1;
+                host.member_flows.push(push(&mut out, r));
+            }
+        } else if let Some(flow) = h.flow_bytes_s {
             let flows = pool.flows.max(1);
             let mut r = hres("", "", Unit::Flows, Cap::flat(flow * f64::from(flows)), None);
             r.owner = format!("path {}", pool.path.name());
@@ -347,6 +359,9 @@ impl PoolPlan {
                     let mr = &members[m as usize];
                     if let Some(net) = mr.net {
                         t.entries.push((net as u32, len));
+                    }
+                    if let Some(&f) = host.member_flows.get(m as usize) {
+                        t.entries.push((f as u32, len));
                     }
                     if class == IoClass::ReadHit {
                         continue;
