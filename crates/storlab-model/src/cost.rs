@@ -56,6 +56,20 @@ fn tier_qty(p: &PriceSpec, x: f64) -> f64 {
     (x.min(hi) - lo).max(0.0)
 }
 
+/// The engine an RDS instance price is listed under: SQL Server by its
+/// licence-included edition (`sqlserver-se`, `sqlserver-ee`), taken from
+/// the config's `license`; others by name.
+fn rds_price_engine(dep: &Deployment) -> Option<String> {
+    match dep.engine.as_deref()? {
+        "sqlserver" => match dep.license.as_str() {
+            "windows-sql-standard" => Some("sqlserver-se".into()),
+            "windows-sql-enterprise" => Some("sqlserver-ee".into()),
+            _ => None,
+        },
+        e => Some(e.to_string()),
+    }
+}
+
 pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
     let region = region_for(dep);
     let mut items = Vec::new();
@@ -71,8 +85,13 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
     // The host: on-demand hours with the config's licence; an RDS instance
     // class at RDS's price for its engine (Single-AZ).
     let rds = dep.host.kind == HostKind::Rds;
+    let rds_engine = rds_price_engine(dep);
     let what = if rds {
-        format!("engine {}", dep.engine.as_deref().unwrap_or("not given"))
+        match (&rds_engine, dep.engine.as_deref()) {
+            (Some(e), _) => format!("engine {e}"),
+            (None, Some("sqlserver")) => "engine sqlserver: set license = \"windows-sql-standard\" or \"windows-sql-enterprise\" for its licence-included price".into(),
+            (None, _) => "engine not given".into(),
+        }
     } else {
         dep.license.clone()
     };
@@ -82,7 +101,7 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         .filter(|p| p.region == region && p.item == dep.host.id && p.unit == PriceUnit::Hour)
         .filter(|p| {
             if rds {
-                dep.engine.is_some() && p.engine.as_deref() == dep.engine.as_deref() && p.deployment.as_deref().unwrap_or("single-az") == "single-az"
+                rds_engine.is_some() && p.engine == rds_engine && p.deployment.as_deref().unwrap_or("single-az") == "single-az"
             } else {
                 p.license.as_deref().unwrap_or("linux") == dep.license
             }

@@ -200,6 +200,20 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
     };
     let cost = monthly_cost(cat, dep);
     let mut unverified: Vec<String> = h.unverified.clone();
+    // Instance-level bursts: the vendors say how long a full bucket lasts
+    // (EC2: "maximum performance for 30 minutes at least once every 24
+    // hours", ebs-optimized; Azure: up to 30 minutes), not how it refills.
+    // The model refills at the baseline rate less the I/O in flight.
+    let refill = |b: Option<&crate::bucket::Bucket>| b.map(|b| b.capacity / b.refill_per_s);
+    if let Some(hb) = &host_burst {
+        let full_refill = refill(h.ebs_iops_bucket.as_ref().or(h.uncached_iops_bucket.as_ref()).or(h.uncached_bytes_bucket.as_ref()));
+        let idle = full_refill.map(|s| format!(" (an empty bucket refills in {} s at idle)", s.round())).unwrap_or_default();
+        assumptions.push(format!(
+            "{}: a full bucket lasts 30 minutes at the burst rate, as the vendor states; it refills at the baseline rate less the I/O in use{idle} — the refill rate is not published (EC2: \"at least once every 24 hours\")",
+            hb.what
+        ));
+        unverified.push(format!("{}: burst refill rate", hb.what));
+    }
     for p in &dep.pools {
         unverified.extend(p.device.unverified.iter().cloned());
     }

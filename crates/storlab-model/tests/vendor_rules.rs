@@ -277,3 +277,70 @@ fn st1_throughput_credits() {
     let p = &c.pools[0];
     assert_eq!(p.throughput_burst_s.unwrap().round(), (1048576.0f64 / 210.0).round());
 }
+
+// RDS classes m5/m6i/r5/r6i (RDS user guide, hardware table): db.r6i.large
+// has 2 vCPUs, 16 GiB and "up to 10,000 Mbps" of EBS bandwidth = 1,250
+// MB/s; its IOPS come from EC2 r6i.large (3,600 baseline / 40,000 burst,
+// unverified for RDS). 1 MiB reads at the burst: 1,250 MB/s binds before
+// 40,000 × 4 (256 KiB units) would; sustained, 81.25 MB/s (EC2 baseline).
+#[test]
+fn rds_r6i_large_class() {
+    let r = limits("[configs.a]\nhost = \"aws/rds/db.r6i.large\"\nengine = \"postgres\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\niops = 12000\nthroughput_mib_s = 2000\n");
+    let c = &r.configs[0];
+    assert_eq!((c.host_vcpus, c.host_memory_gib), (Some(2.0), Some(16.0)));
+    assert_eq!(c.ceilings["seq1m_read_bytes_s"], 1.25e9);
+    assert_eq!(c.sustained["seq1m_read_bytes_s"], 81.25e6);
+    assert!(c.unverified.iter().any(|u| u.contains("db.r6i.large EBS max IOPS")), "{:?}", c.unverified);
+    for id in ["db.m5.24xlarge", "db.m6i.32xlarge", "db.r5.12xlarge", "db.r6i.8xlarge"] {
+        limits(&format!("[configs.a]\nhost = \"aws/rds/{id}\"\nengine = \"mysql\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n"));
+    }
+}
+
+// RDS prices by engine, us-east-1 Single-AZ (infracost RDS golden):
+// db.m5.xlarge SQL Server SE $893.52 / 730 h = $1.224/h, EE $1,705.28 /
+// 730 h = $2.336/h; db.m5.large MySQL $124.83 / 730 h = $0.171/h. RDS gp3
+// storage $0.115 per GB-month: 100 GiB = $11.50.
+#[test]
+fn rds_instance_prices_by_engine_and_licence() {
+    let host_cost = |host: &str, engine: &str, license: &str| {
+        let lic = if license.is_empty() { String::new() } else { format!("license = \"{license}\"\n") };
+        let r = limits(&format!("region = \"aws/us-east-1\"\n[configs.a]\nhost = \"aws/rds/{host}\"\nengine = \"{engine}\"\n{lic}[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n"));
+        let c = &r.configs[0];
+        (c.cost_breakdown[0].usd, c.cost_breakdown[0].item.clone(), c.cost_breakdown.iter().find(|i| i.item.contains("RDS storage")).and_then(|i| i.usd))
+    };
+    assert_eq!(host_cost("db.m5.xlarge", "sqlserver", "windows-sql-standard").0, Some(893.52));
+    assert_eq!(host_cost("db.m5.xlarge", "sqlserver", "windows-sql-enterprise").0, Some(1705.28));
+    let (usd, item, storage) = host_cost("db.m5.large", "mysql", "");
+    assert_eq!((usd, storage), (Some(124.83), Some(11.50)));
+    assert!(item.contains("engine mysql"), "{item}");
+    // SQL Server without an edition: missing, with the way to choose one.
+    let (usd, item, _) = host_cost("db.m5.xlarge", "sqlserver", "");
+    assert_eq!(usd, None);
+    assert!(item.contains("windows-sql-standard"), "{item}");
+}
+
+// EC2 instance burst: AWS gives 30 minutes at the maximum, not the refill.
+// t3.medium: (11,800 − 2,000) IOPS × 1,800 s = 17,640,000 I/Os, refilled
+// at the 2,000 IOPS baseline: 8,820 s from empty at idle. Stated, marked.
+#[test]
+fn instance_burst_refill_is_stated_and_marked() {
+    let r = limits(&one_volume("aws/ec2/t3.medium", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
+    let c = &r.configs[0];
+    assert!(c.assumptions.iter().any(|a| a.contains("8820 s") && a.contains("not published")), "{:?}", c.assumptions);
+    assert!(c.unverified.iter().any(|u| u.contains("burst refill rate")), "{:?}", c.unverified);
+}
+
+// Host facts for the database model: memory everywhere; a relative CPU
+// speed only where published (Azure DSv2: ACU 210–250 → 2.3).
+#[test]
+fn host_memory_and_cpu_speed() {
+    let cat = catalog();
+    // Every vendor host; the on-premises template is the user's own server.
+    for (id, h) in cat.hosts.iter().filter(|(_, h)| h.kind != storlab_model::catalog::HostKind::Local) {
+        assert!(h.memory_gib.is_some(), "{id} has no memory_gib");
+    }
+    let r = limits(&one_volume("azure/vm/Standard_DS4_v2", "device = \"azure/premium-ssd/P30\""));
+    assert_eq!(r.configs[0].host_cpu_speed, Some(2.3));
+    let r = limits(&one_volume("aws/ec2/m5.xlarge", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
+    assert_eq!(r.configs[0].host_cpu_speed, None);
+}
