@@ -71,9 +71,10 @@ impl Resource {
     /// The binding text in a bucket state: `host t3.medium: EBS burst 11800 IOPS`.
     pub fn label(&self, full: bool) -> String {
         if self.unit == Unit::Flows {
-            let per = self.cap.baseline / f64::from(self.flows.max(1));
+            // A per-share flow (`each`) carries one flow of the pool's `flows`.
+            let per = if self.each { self.cap.baseline } else { self.cap.baseline / f64::from(self.flows.max(1)) };
             let s = if self.flows > 1 { "s" } else { "" };
-            let each = if self.each { " per share" } else { "" };
+            let each = if self.each { ", one per share" } else { "" };
             return format!("{}: {} flow{s} × {}{each}", self.owner, self.flows.max(1), self.value_text(per));
         }
         let state = match (self.cap.bursts(), full) {
@@ -247,8 +248,8 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
             for _ in 0..pool.count {
                 let mut r = hres("", "", Unit::Flows, Cap::flat(flow), None);
                 r.owner = format!("path {}", pool.path.name());
-                r.flows = 1;
-                r.each = pool.count > 1;
+                r.flows = pool.count;
+                r.each = true;
                 host.member_flows.push(push(&mut out, r));
             }
         } else if let Some(flow) = h.flow_bytes_s {

@@ -94,5 +94,5 @@ fn spread_io_rides_one_flow_per_share() {
     }
     let c = &limits(&text).configs[0];
     assert_eq!(c.ceilings["seq1m_read_bytes_s"], 2.5e9);
-    assert_eq!(c.binding["seq1m_read_bytes_s"], "path smb: 1 flow × 5 Gbps per share");
+    assert_eq!(c.binding["seq1m_read_bytes_s"], "path smb: 4 flows × 5 Gbps, one per share");
 }
