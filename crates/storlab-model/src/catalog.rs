@@ -319,6 +319,11 @@ pub struct Requires {
     pub block_express: bool,
     #[serde(default)]
     pub premium_storage: bool,
+    /// When set, a host without Premium Storage gets a warning citing this
+    /// source instead of an error (Premium SSD v2: "can be used with any
+    /// premium storage-enabled virtual machine size").
+    #[serde(default)]
+    pub premium_storage_src: Option<String>,
     /// Above this many provisioned IOPS a host not built on Nitro delivers
     /// only this many: the volume attaches and is capped, with a note.
     #[serde(default)]

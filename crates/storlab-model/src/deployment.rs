@@ -360,7 +360,16 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
             return Err(inv("device", format!("{} needs an instance that supports io2 Block Express (R5b, X2idn, X2iedn, ...); {} does not", spec.id, host.id)));
         }
         if req.premium_storage && !host.premium_storage {
-            return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id)));
+            match &req.premium_storage_src {
+                Some(k) => {
+                    let src = cat.sources.get(k).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| k.clone());
+                    warnings.push(format!(
+                        "{entry}: {} on {}: Microsoft lists it for VM sizes that support Premium Storage, and the catalog does not record Premium Storage for {} — check its size page before you deploy (source: {src})",
+                        spec.id, host.id, host.id
+                    ));
+                }
+                None => return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id))),
+            }
         }
     }
     if let Some(list) = &spec.listed_hosts {

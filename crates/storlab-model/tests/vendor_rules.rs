@@ -344,3 +344,23 @@ fn host_memory_and_cpu_speed() {
     let r = limits(&one_volume("aws/ec2/m5.xlarge", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
     assert_eq!(r.configs[0].host_cpu_speed, None);
 }
+
+// Premium SSD v2 "can be used with any premium storage-enabled virtual
+// machine size" (disks-deploy-premium-v2): on a VM without Premium Storage,
+// a warning naming that rule and its page; Premium SSD (v1) stays an error.
+#[test]
+fn premium_ssd_v2_on_a_vm_without_premium_storage_warns() {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(common::catalog_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
+        .collect();
+    files.push(("mine.toml".into(), "[source.mine]\nurl = \"x\"\ndate = \"2026\"\n[[host]]\nid = \"azure/vm/Standard_D4_v2\"\ntitle = \"no premium storage\"\nsrc = \"mine\"\nkind = \"azure-vm\"\nvcpus = 8\nmemory_gib = 28\nuncached = { iops = 16000, mb_s = 300 }\n".into()));
+    let cat = storlab_model::Catalog::from_sources(files.iter().map(|(n, t)| (n.as_str(), t.as_str()))).unwrap();
+    let r = storlab_model::limits(&cat, "s.toml", &one_volume("azure/vm/Standard_D4_v2", "device = \"azure/premium-ssd-v2\"\nsize_gib = 100")).unwrap();
+    let w = &r.configs[0].warnings;
+    assert!(w.iter().any(|w| w.contains("Premium Storage") && w.contains("disks-deploy-premium-v2")), "{w:?}");
+    let e = storlab_model::limits(&cat, "s.toml", &one_volume("azure/vm/Standard_D4_v2", "device = \"azure/premium-ssd/P30\"")).unwrap_err();
+    assert!(e.to_string().contains("Premium Storage"), "{e}");
+}
