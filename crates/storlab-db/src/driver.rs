@@ -3,52 +3,18 @@
 //! and turns the counts into the run record.
 
 use crate::error::{DbError, Result};
-use crate::monitor::{io_profile, PgMonitor, Snapshot};
-use crate::tpcc::{self, Input, Kind, Terminal};
-use crate::{custom, insert, process_cpu_s, sqlite_io, Outcome, Progress, PHASE_LOAD, PHASE_MEASURE, PHASE_RAMPUP, PHASE_STOP};
+use crate::monitor::{io_profile, Monitor};
+use crate::session::{Db, Outcome, Session};
+use crate::tpcc::{self, Kind, TpccOptions};
+use crate::{custom, insert, process_cpu_s, Progress, PHASE_LOAD, PHASE_MEASURE, PHASE_RAMPUP, PHASE_STOP};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use storlab_stats::Histogram;
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub type RunRecord = serde_json::Value;
-
-/// Where the workload runs.
-#[derive(Clone)]
-pub enum Db {
-    Sqlite { path: PathBuf },
-    Postgres(crate::pg::Target),
-}
-
-impl Db {
-    pub fn engine(&self) -> &'static str {
-        match self {
-            Db::Sqlite { .. } => "sqlite",
-            Db::Postgres(_) => "postgres",
-        }
-    }
-    pub fn display(&self) -> String {
-        match self {
-            Db::Sqlite { path } => format!("sqlite {}", path.display()),
-            Db::Postgres(t) => t.display.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct TpccOptions {
-    pub warehouses: u32,
-    /// HammerDB's "use all warehouses": a warehouse of the VU's slice per transaction.
-    pub all_warehouses: bool,
-    /// Keying and thinking times of clause 5.2.5.7 (off by default, as in HammerDB).
-    pub key_and_think: bool,
-}
 
 #[derive(Debug, Clone)]
 pub enum Workload {
@@ -148,90 +114,20 @@ pub fn prepare(db: &Db, wl: &Workload, seed: u64, loaders: u32, progress: &Progr
     let t0 = Instant::now();
     let rt = runtime()?;
     let loaded = rt.block_on(async {
-        match (db, wl) {
-            (Db::Postgres(t), Workload::Tpcc(o)) => tpcc::pg::prepare(t, o.warehouses, loaders, seed, progress).await,
-            (Db::Sqlite { path }, Workload::Tpcc(o)) => {
-                let (p, pr) = (path.clone(), progress.clone());
-                let w = o.warehouses;
-                tokio::task::spawn_blocking(move || tpcc::sqlite::prepare(&p, w, seed, &pr)).await.map_err(|e| DbError::sql("loader", e))?
-            }
-            (db, Workload::Insert(_)) => insert::prepare(db).await,
-            (db, Workload::Custom(w)) => custom::prepare(db, w, seed, progress).await,
+        match wl {
+            Workload::Tpcc(o) => tpcc::prepare(db, o.warehouses, loaders, seed, progress).await,
+            Workload::Insert(_) => insert::prepare(db).await,
+            Workload::Custom(w) => custom::prepare(db, w, seed, progress).await,
         }
     })?;
     Ok(json!({"loaded": loaded, "load_s": (t0.elapsed().as_secs_f64() * 1000.0).round() / 1000.0}))
 }
 
-/// One virtual user's next transaction.
-pub struct Plan {
-    pub kind: usize,
-    pub key: Duration,
-    pub think: Duration,
-}
-
-/// A virtual user's connection and its workload state.
-pub trait Session: Send {
-    /// The next transaction to run; `None` when this user is done.
-    fn plan(&mut self) -> Option<Plan>;
-    /// Runs the planned transaction: its outcome and the rows it wrote.
-    fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)>;
-}
-
-enum TpccConn {
-    Pg(tpcc::pg::Session),
-    Sqlite(Option<rusqlite::Connection>),
-}
-
-struct TpccSession {
-    conn: TpccConn,
-    t: Terminal,
-    input: Option<Input>,
-    key_and_think: bool,
-}
-
-fn pauses(t: &mut Terminal, k: Kind, on: bool) -> (Duration, Duration) {
-    if !on {
-        return (Duration::ZERO, Duration::ZERO);
-    }
-    let (key, mean) = k.key_think_s();
-    // Think time: −ln(r)·mean, capped at 10× the mean (clause 5.2.5.4).
-    let think = (-(1.0 - t.rng.f64()).ln() * mean).min(10.0 * mean);
-    (Duration::from_secs_f64(key), Duration::from_secs_f64(think))
-}
-
-impl Session for TpccSession {
-    fn plan(&mut self) -> Option<Plan> {
-        let k = Kind::draw(&mut self.t.rng);
-        self.input = Some(self.t.input(k));
-        let (key, think) = pauses(&mut self.t, k, self.key_and_think);
-        Some(Plan { kind: k.index(), key, think })
-    }
-    fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
-        Box::pin(async move {
-            let input = self.input.take().expect("planned");
-            let out = match &mut self.conn {
-                TpccConn::Pg(s) => s.run(&input).await,
-                TpccConn::Sqlite(slot) => sqlite_io::on_pool(slot, move |c| tpcc::sqlite::run(c, &input)).await.unwrap_or_else(|e| Outcome::Lost(e.to_string())),
-            };
-            (out, 1)
-        })
-    }
-}
-
 async fn open_session(db: &Db, wl: &Workload, vu: u32, vus: u32, seed: u64) -> Result<Box<dyn Session>> {
-    match (db, wl) {
-        (db, Workload::Tpcc(o)) => {
-            let conn = match db {
-                Db::Postgres(t) => TpccConn::Pg(tpcc::pg::Session::open(t).await?),
-                Db::Sqlite { path } => {
-                    let p = path.clone();
-                    TpccConn::Sqlite(Some(tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??))
-                }
-            };
-            Ok(Box::new(TpccSession { conn, t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses), input: None, key_and_think: o.key_and_think }))
-        }
-        (db, Workload::Insert(o)) => insert::session(db, o, vu, seed).await,
-        (db, Workload::Custom(w)) => custom::session(db, w, vu, seed).await,
+    match wl {
+        Workload::Tpcc(o) => tpcc::session::session(db, o, vu, vus, seed).await,
+        Workload::Insert(o) => insert::session(db, o, vu, seed).await,
+        Workload::Custom(w) => custom::session(db, w, vu, seed).await,
     }
 }
 
@@ -335,28 +231,6 @@ async fn vu_loop(mut s: Box<dyn Session>, shared: Arc<Shared>, progress: Progres
     }
 }
 
-enum Monitor {
-    Pg(PgMonitor),
-    Sqlite(rusqlite::Connection),
-}
-
-impl Monitor {
-    async fn snapshot(&mut self, tpcc: bool) -> Result<Snapshot> {
-        match self {
-            Monitor::Pg(m) => m.snapshot(tpcc).await,
-            Monitor::Sqlite(c) => {
-                let mut s = Snapshot { at: Some(Instant::now()), ..Default::default() };
-                if tpcc {
-                    s.d_next_o_id = c.query_row("SELECT sum(d_next_o_id) FROM district", [], |r| r.get(0))
-                        .map_err(|e| DbError::sql("monitor snapshot", e))?;
-                }
-                s.stats = sqlite_io::snapshot();
-                Ok(s)
-            }
-        }
-    }
-}
-
 fn r3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
@@ -384,10 +258,7 @@ pub fn run(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress) -> Resul
 async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, loops: &[tokio::runtime::Handle]) -> Result<RunRecord> {
     let is_tpcc = matches!(wl, Workload::Tpcc(_));
     let kinds = wl.kinds();
-    let mut monitor = match db {
-        Db::Postgres(t) => Monitor::Pg(PgMonitor::open(t).await?),
-        Db::Sqlite { path } => Monitor::Sqlite(sqlite_io::open(path)?),
-    };
+    let mut monitor = Monitor::open(db).await?;
     progress.phase.store(PHASE_RAMPUP, Ordering::Relaxed);
     progress.done.store(0, Ordering::Relaxed);
 
@@ -445,14 +316,8 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     }
     let interrupted_in_rampup = progress.stop.load(Ordering::Relaxed);
     // Measured window.
-    let xact0 = match &mut monitor {
-        Monitor::Pg(m) => m.xact().await?,
-        _ => None,
-    };
-    let own0 = match &monitor {
-        Monitor::Pg(m) => m.own_xacts,
-        _ => 0,
-    };
+    let xact0 = monitor.xact().await?;
+    let own0 = monitor.own_xacts();
     let snap0 = monitor.snapshot(is_tpcc).await?;
     let cpu0 = process_cpu_s();
     let t0 = Instant::now();
@@ -474,15 +339,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     shared.halt.store(true, Ordering::Relaxed);
     while tasks.join_next().await.is_some() {}
     // The engine's counter after every worker has gone: exits flush them.
-    let xact1 = match &mut monitor {
-        Monitor::Pg(m) => {
-            m.wait_for_disconnects(Duration::from_secs(10)).await;
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            let own = m.own_xacts;
-            m.xact().await?.map(|x| (x, own))
-        }
-        _ => None,
-    };
+    let xact1 = monitor.xact_after_disconnects().await?;
     let consistency = if is_tpcc && o.check { Some(check(&mut monitor).await?) } else { None };
 
     let minutes = elapsed.as_secs_f64() / 60.0;
@@ -525,14 +382,11 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     let series = shared.per_second.lock().expect("series lock").clone();
     let lost = shared.lost.lock().expect("lost lock").clone();
     let mut notes = vec![];
-    if matches!(db, Db::Postgres(_)) && elapsed.as_secs_f64() < 60.0 {
+    if db.engine() == "postgres" && elapsed.as_secs_f64() < 60.0 {
         notes.push("PostgreSQL flushes its statistics about once a second per busy backend: on a window under a minute the engine's TPM and I/O counters are approximate".to_string());
     }
     let io = io_profile(&snap0, &snap1, done, db.engine(), notes);
-    let tpm_label = match db {
-        Db::Postgres(_) => "PostgreSQL",
-        Db::Sqlite { .. } => "SQLite",
-    };
+    let tpm_label = db.label();
     let tpm_line = engine_tpm.unwrap_or(client_tpm);
     let last_commit_s = {
         let ns = shared.last_commit_ns.load(Ordering::Relaxed);
@@ -608,10 +462,7 @@ async fn phase(d: Duration, tasks: &mut tokio::task::JoinSet<()>, progress: &Pro
 async fn check(m: &mut Monitor) -> Result<serde_json::Value> {
     let mut out = serde_json::Map::new();
     for (name, sql) in tpcc::CONSISTENCY {
-        let bad: i64 = match m {
-            Monitor::Pg(pm) => pm.count(sql).await?,
-            Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e))?,
-        };
+        let bad = m.count(sql).await?;
         out.insert(name.to_string(), json!({"violations": bad, "ok": bad == 0}));
     }
     Ok(serde_json::Value::Object(out))

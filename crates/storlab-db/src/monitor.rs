@@ -6,6 +6,8 @@
 
 use crate::error::{DbError, Result};
 use crate::pg::{pg_message, Target};
+use crate::session::Db;
+use crate::sqlite_io;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use tokio_postgres::Client;
@@ -203,6 +205,74 @@ impl PgMonitor {
                 Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
                 Err(_) => break,
             }
+        }
+    }
+}
+
+/// The monitor of a run: PostgreSQL's statistics views on a connection of
+/// its own, or SQLite's counting VFS and a connection for the TPC-C queries.
+pub enum Monitor {
+    Pg(PgMonitor),
+    Sqlite(rusqlite::Connection),
+}
+
+impl Monitor {
+    pub async fn open(db: &Db) -> Result<Monitor> {
+        Ok(match db {
+            Db::Postgres(t) => Monitor::Pg(PgMonitor::open(t).await?),
+            Db::Sqlite { path } => Monitor::Sqlite(sqlite_io::open(path)?),
+        })
+    }
+
+    pub async fn snapshot(&mut self, tpcc: bool) -> Result<Snapshot> {
+        match self {
+            Monitor::Pg(m) => m.snapshot(tpcc).await,
+            Monitor::Sqlite(c) => {
+                let mut s = Snapshot { at: Some(std::time::Instant::now()), ..Default::default() };
+                if tpcc {
+                    s.d_next_o_id = c.query_row("SELECT sum(d_next_o_id) FROM district", [], |r| r.get(0)).map_err(|e| DbError::sql("monitor snapshot", e))?;
+                }
+                s.stats = sqlite_io::snapshot();
+                Ok(s)
+            }
+        }
+    }
+
+    /// The engine's commit + rollback counter (PostgreSQL only).
+    pub async fn xact(&mut self) -> Result<Option<i64>> {
+        match self {
+            Monitor::Pg(m) => m.xact().await,
+            Monitor::Sqlite(_) => Ok(None),
+        }
+    }
+
+    /// The monitor's own transactions so far (taken out of the engine's count).
+    pub fn own_xacts(&self) -> i64 {
+        match self {
+            Monitor::Pg(m) => m.own_xacts,
+            Monitor::Sqlite(_) => 0,
+        }
+    }
+
+    /// The engine's counter once every worker has gone (exits flush their
+    /// statistics), with the monitor's own transactions at that moment.
+    pub async fn xact_after_disconnects(&mut self) -> Result<Option<(i64, i64)>> {
+        match self {
+            Monitor::Pg(m) => {
+                m.wait_for_disconnects(std::time::Duration::from_secs(10)).await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                let own = m.own_xacts;
+                Ok(m.xact().await?.map(|x| (x, own)))
+            }
+            Monitor::Sqlite(_) => Ok(None),
+        }
+    }
+
+    /// A `count(*)` query (the consistency conditions).
+    pub async fn count(&mut self, sql: &str) -> Result<i64> {
+        match self {
+            Monitor::Pg(m) => m.count(sql).await,
+            Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e)),
         }
     }
 }
