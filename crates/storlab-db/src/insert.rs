@@ -46,7 +46,7 @@ CREATE INDEX storlab_insert_rev ON storlab_insert (reverse(s), id);";
 
 /// Whether the table exists, and whether it bears storlab's mark.
 const PG_FIND: &str = "SELECT coalesce(obj_description(c.oid, 'pg_class'), '') FROM pg_class c \
-WHERE c.relname = 'storlab_insert' AND c.relnamespace = current_schema()::regnamespace";
+WHERE c.relname = 'storlab_insert' AND c.relnamespace = current_schema()::text::regnamespace";
 const SQLITE_FIND: &str = "SELECT coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name = 'storlab_insert'";
 
 /// (Re)creates the table: every storm starts from an empty table of its

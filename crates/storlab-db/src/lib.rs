@@ -17,6 +17,7 @@ pub mod error;
 pub mod insert;
 pub mod monitor;
 pub mod pg;
+pub mod record;
 pub mod session;
 pub mod sqlite_io;
 pub mod tpcc;
@@ -24,6 +25,7 @@ pub mod wire;
 
 pub use driver::{prepare, run, RunOptions, RunRecord, Workload};
 pub use error::{DbError, Result};
+pub use record::{DbRun, IoProfile, Prepared, TxnStats};
 pub use session::{Db, Outcome};
 pub use tpcc::TpccOptions;
 

@@ -326,7 +326,7 @@ fn db_prepare_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) 
     let (db, wl, v) = db_spec(spec_json).map_err(|e| db_to_py(py, e))?;
     let seed = v["seed"].as_u64().unwrap_or(1);
     let loaders = v["loaders"].as_u64().unwrap_or(2) as u32;
-    let (rec, interrupted) = polled(py, progress, move |p| storlab_db::prepare(&db, &wl, seed, loaders, p))?;
+    let (rec, interrupted) = polled(py, progress, move |p| storlab_db::prepare(&db, &wl, seed, loaders, p).map(|r| serde_json::to_value(r).expect("record serialises")))?;
     if interrupted {
         return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
     }
@@ -349,7 +349,7 @@ fn db_run_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> P
         threads: v["threads"].as_u64().unwrap_or(0) as usize,
         check: v["check"].as_bool().unwrap_or(false),
     };
-    let (mut rec, interrupted) = polled(py, progress, move |p| storlab_db::run(&db, &wl, &opts, p))?;
+    let (mut rec, interrupted) = polled(py, progress, move |p| storlab_db::run(&db, &wl, &opts, p).map(|r| serde_json::to_value(r).expect("record serialises")))?;
     if interrupted {
         rec["interrupted"] = true.into();
     }
