@@ -371,6 +371,8 @@ statements = ["INSERT INTO storlab_div VALUES (:x)", "SELECT 1 / (:x - 1)"]
 
 
 def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> tuple[int, dict, str]:
+    """Interrupts a run after `seconds`: long enough on a busy 2-core machine
+    for the load (or initdb) to be over, so the interrupt lands in a window."""
     import signal
     import sys
     import time
@@ -386,7 +388,7 @@ def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> 
 def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
     d = where / "int"
     code, rec, err = interrupt_after(["--workload", "tpcc", "--db", "sqlite", "--dir", str(d), "--vus", "2",
-                                      "--rampup", "1", "--duration", "60"], 8)
+                                      "--rampup", "1", "--duration", "60"], 15)
     assert code == 130, err
     assert rec["interrupted"] is True
     (run,) = rec["runs"]
@@ -404,7 +406,7 @@ def test_ctrl_c_or_kill_stops_the_managed_cluster(where, signame):
 
     d = where / "intpg"
     code, rec, err = interrupt_after(["--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2",
-                                      "--rows", "1000000", "--commit-every", "10"], 8, getattr(signal, signame))
+                                      "--rows", "1000000", "--commit-every", "10"], 15, getattr(signal, signame))
     assert code == 130, err
     assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
     assert not d.exists()
