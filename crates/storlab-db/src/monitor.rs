@@ -482,3 +482,31 @@ fn engine_block_bytes(engine: &str) -> f64 {
         8192.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_cpu_follows_the_process_cpu_time() {
+        let me = std::process::id();
+        let (u0, s0) = proc_cpu(me).unwrap();
+        let t0 = crate::process_cpu_s();
+        // Spin until getrusage has counted 0.3 s more CPU for this process.
+        let mut x = 0u64;
+        while {
+            let t = crate::process_cpu_s();
+            (t.0 + t.1) - (t0.0 + t0.1) < 0.3
+        } {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let (u1, s1) = proc_cpu(me).unwrap();
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        let d = ((u1 - u0) + (s1 - s0)) as f64 / hz;
+        // The same CPU time through /proc, up to a few ticks of granularity
+        // (and other test threads' time on top).
+        assert!(d >= 0.25, "{d} s");
+    }
+}

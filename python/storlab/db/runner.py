@@ -92,7 +92,8 @@ def tipping_point(steps: list[dict[str, Any]], metric: str) -> dict[str, Any] | 
 class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
-    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int):
+    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
+                 settings: dict[str, str] | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -116,7 +117,7 @@ class _Database:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
             from storlab.db.managed import ManagedPostgres
 
-            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections)
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
@@ -242,6 +243,7 @@ def bench_db(
     seed: int = 1,
     threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    profile_out: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -267,7 +269,17 @@ def bench_db(
     dbdir = str(dir) if dir is not None else None
     if db == "sqlite" and dbdir is None:
         raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
-    database = _Database(db, dbdir, keep, max(steps_vus) + 10)
+    recording = None
+    if profile_out is not None:
+        from storlab.db import profile as dbprofile
+
+        recording = dbprofile.check_out_path(profile_out)
+        if db != "managed-postgres":
+            raise StorlabError("--profile-out needs --db managed-postgres — the recorder restarts the server at several "
+                               "shared_buffers sizes and reads pg_stat_statements")
+        steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10,
+                         settings=dict(dbprofile.SETTINGS) if recording is not None else None)
 
     def report(**kw: Any) -> None:
         if progress is not None:
@@ -275,6 +287,7 @@ def bench_db(
 
     runs: list[dict[str, Any]] = []
     steps: list[dict[str, Any]] = []
+    profile_info: dict[str, Any] | None = None
     interrupted = False
     prepared: dict[str, Any] = {}
     with database:
@@ -285,18 +298,23 @@ def bench_db(
                 json.dumps(spec), lambda ph, done, total: report(phase="load", done=done, total=total)))
         except KeyboardInterrupt:
             raise StorlabError("interrupted while loading — nothing was measured") from None
+
+        def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
+            rspec = dict(spec, vus=v, rampup_s=ramp, duration_s=dur, check=chk, seed=seed + 7919 * k + v)
+            return json.loads(_native.db_run_json(
+                json.dumps(rspec),
+                lambda ph, done, total, v=v, k=k: report(phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)],
+                                                        done=done, vus=v, repeat=k + 1, repeats=repeat,
+                                                        rampup_s=ramp, duration_s=dur)))
+
+        if recording is not None:
+            dbprofile.before_sweep(database.managed)
         best = None
         flat = 0
         for v in steps_vus:
             step_runs = []
             for k in range(repeat):
-                rspec = dict(spec, vus=v, rampup_s=ramp_s, duration_s=dur_s, check=check and v == steps_vus[-1] and k == repeat - 1,
-                             seed=seed + 7919 * k + v)
-                rec = json.loads(_native.db_run_json(
-                    json.dumps(rspec),
-                    lambda ph, done, total, v=v, k=k: report(phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)],
-                                                            done=done, vus=v, repeat=k + 1, repeats=repeat,
-                                                            rampup_s=ramp_s, duration_s=dur_s)))
+                rec = run_one(v, k, ramp_s, dur_s, check and v == steps_vus[-1] and k == repeat - 1)
                 rec["repeat"] = k + 1
                 runs.append(rec)
                 step_runs.append(rec)
@@ -315,6 +333,11 @@ def bench_db(
                     flat += 1
                     if flat >= 2:
                         break
+        if recording is not None and runs and not interrupted:
+            profile_info = dbprofile.record(
+                recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
+                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
+                disk=host_info(dbdir) if dbdir else {})
     tip = tipping_point(steps, metric) if len(steps) > 1 else None
     results = []
     for s in steps:
@@ -365,4 +388,5 @@ def bench_db(
         "runs": runs,
         "series": [x for run in runs for x in _series(run, results[0]["config"] if results else database.display, is_insert)],
         "interrupted": interrupted,
+        **({"profile": profile_info} if profile_info else {}),
     }
