@@ -55,7 +55,7 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     out = where / "insert.toml"
     env = dict(os.environ, PGPASSWORD="hunter2-not-to-be-seen")
     r = storlab("bench", "db", "--workload", "insert", "--db", "managed-postgres", "--dir", str(where / "pg"),
-                "--vus", "2", "--rows", "200", "--commit-every", "50", "--profile-out", str(out), "--json", env=env)
+                "--vus", "2", "--rows", "500", "--commit-every", "50", "--profile-out", str(out), "--json", env=env)
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["profile"]["path"] == str(out)

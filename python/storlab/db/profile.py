@@ -31,7 +31,7 @@ PAGE_BYTES = 8192
 CACHE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 # The smallest shared_buffers the curve uses: every backend must find
 # unpinned buffers (PostgreSQL's floor is 16 buffers, 128 kB).
-MIN_SHARED_BUFFERS = 2 << 20
+MIN_SHARED_BUFFERS = 1 << 20
 # Settings of the recording cluster: pg_stat_statements for the per-type
 # split (top-level statements only: each TPC-C transaction is one), and
 # synchronous_commit off so commit flushes do not limit the sweep.
