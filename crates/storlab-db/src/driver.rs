@@ -7,7 +7,7 @@ use crate::monitor::{io_profile, Monitor};
 use crate::session::{Db, Outcome, Session};
 use crate::tpcc::{self, Kind, TpccOptions};
 use crate::{custom, insert, process_cpu_s, Progress, PHASE_LOAD, PHASE_MEASURE, PHASE_RAMPUP, PHASE_STOP};
-use crate::record::{Check, DbRun, PerSecond, Prepared, TxnStats};
+use crate::record::{Consistency, DbRun, PerSecond, Prepared, TxnStats};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -53,6 +53,24 @@ pub struct RunOptions {
     pub threads: usize,
     /// Run the TPC-C consistency conditions after the run.
     pub check: bool,
+}
+
+impl Default for TpccOptions {
+    fn default() -> Self {
+        TpccOptions { warehouses: 1, all_warehouses: false, key_and_think: false }
+    }
+}
+
+impl Default for RunOptions {
+    /// One user, no rampup, until the workload ends, one event loop per core.
+    fn default() -> Self {
+        RunOptions { vus: 1, rampup: Duration::ZERO, duration: Duration::ZERO, seed: 1, threads: 0, check: false }
+    }
+}
+
+/// Loader connections when the caller does not say: one per core, at most 8.
+pub fn default_loaders() -> u32 {
+    std::thread::available_parallelism().map_or(2, |n| n.get().min(8) as u32)
 }
 
 /// A one-thread runtime: the controller's, and each event loop's.
@@ -355,14 +373,14 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         total_units += u;
         let h = t.hist.lock().expect("histogram lock");
         let stats = TxnStats {
+            latency: h.summary().rounded(1),
             commits: c,
             rollbacks: r,
             errors: e,
             per_min: r3(per_min((c + r) as f64)),
             rows: (!matches!(wl, Workload::Tpcc(_))).then_some(u),
-            ..Default::default()
         };
-        txn.insert(name.clone(), stats.with_latency(h.summary().rounded(1)));
+        txn.insert(name.clone(), stats);
     }
     let nopm = match (snap0.d_next_o_id, snap1.d_next_o_id) {
         (Some(a), Some(b)) => Some(per_min((b - a) as f64).round()),
@@ -410,6 +428,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         db: db.engine().into(),
         target: db.display(),
         vus: o.vus,
+        repeat: 1,
         rampup_s: o.rampup.as_secs_f64(),
         duration_s: r3(elapsed.as_secs_f64()),
         interrupted,
@@ -524,11 +543,11 @@ async fn phase(d: Duration, tasks: &mut tokio::task::JoinSet<()>, progress: &Pro
     }
 }
 
-async fn check(m: &mut Monitor) -> Result<BTreeMap<String, Check>> {
+async fn check(m: &mut Monitor) -> Result<BTreeMap<String, Consistency>> {
     let mut out = BTreeMap::new();
     for (name, sql) in tpcc::CONSISTENCY {
         let bad = m.count(sql).await?;
-        out.insert(name.to_string(), Check { violations: bad, ok: bad == 0 });
+        out.insert(name.to_string(), Consistency { violations: bad.max(0) as u64, ok: bad == 0 });
     }
     Ok(out)
 }

@@ -23,7 +23,7 @@ pub mod sqlite_io;
 pub mod tpcc;
 pub mod wire;
 
-pub use driver::{prepare, run, RunOptions, RunRecord, Workload};
+pub use driver::{default_loaders, prepare, run, RunOptions, RunRecord, Workload};
 pub use error::{DbError, Result};
 pub use record::{DbRun, IoProfile, Prepared, TxnStats};
 pub use session::{Db, Outcome};

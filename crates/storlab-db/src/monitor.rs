@@ -8,20 +8,13 @@ use crate::error::{DbError, Result};
 use crate::pg::{pg_message, Target};
 use crate::session::Db;
 use crate::sqlite_io;
-use crate::record::{IoProfile, PerTxnIo, ServerStats};
-use serde::{Deserialize, Serialize};
+use crate::record::{IoProfile, PerTxnIo, ServerStats, StatementTotals};
 use std::collections::BTreeMap;
 use tokio_postgres::Client;
 
 /// Counters read from the kernel for a set of processes (/proc/PID/io):
 /// bytes that reached the block layer, and read/write system calls.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct ProcIo {
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-    pub syscr: u64,
-    pub syscw: u64,
-}
+pub use crate::record::ProcIo;
 
 fn proc_io(pid: u32) -> Option<ProcIo> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
@@ -411,8 +404,8 @@ impl Monitor {
                 continue;
             }
             match classify(q) {
-                Some(Some(k)) => st.per_type.entry(kinds[k].clone()).or_default().add(&d),
-                Some(None) => st.other.add(&d),
+                Some(Some(k)) => add(st.per_type.entry(kinds[k].clone()).or_default(), &d),
+                Some(None) => add(&mut st.other, &d),
                 None => {}
             }
         }
@@ -427,6 +420,18 @@ impl Monitor {
             Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e)),
         }
     }
+}
+
+/// Adds one statement's counters (in PGSS's column order) to `t`.
+fn add(t: &mut StatementTotals, v: &[f64; 8]) {
+    t.calls += v[0];
+    t.exec_ms += v[1];
+    t.blks_hit += v[2];
+    t.blks_read += v[3];
+    t.blks_dirtied += v[4];
+    t.blks_written += v[5];
+    t.wal_bytes += v[6];
+    t.wal_records += v[7];
 }
 
 /// The I/O profile of the measured window: totals and per transaction.

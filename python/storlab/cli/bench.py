@@ -162,7 +162,7 @@ def db_cmd(
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
-    from storlab.db.runner import bench_db
+    from storlab.api import bench_db
 
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
@@ -190,8 +190,7 @@ def db_cmd(
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
         if rec.get("profile"):
             typer.echo(f"profile written to {rec['profile']['path']}")
-        tip = rec.get("tipping_point")
-        if tip:
+        for tip in rec.get("tipping_point", []):
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():
