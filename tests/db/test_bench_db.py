@@ -400,14 +400,14 @@ def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
 
 
 @pytest.mark.needs_postgres
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-def test_ctrl_c_or_kill_stops_the_managed_cluster(where, signame):
+@pytest.mark.parametrize("signame,want", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_ctrl_c_kill_or_hangup_stops_the_managed_cluster(where, signame, want):
     import signal
 
     d = where / "intpg"
     code, rec, err = interrupt_after(["--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2",
                                       "--rows", "1000000", "--commit-every", "10"], 15, getattr(signal, signame))
-    assert code == 130, err
+    assert code == want, err
     assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
     assert not d.exists()
     assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
