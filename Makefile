@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMPS)/deps: $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8"
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "plotly>=5" "playwright>=1.40"
 	@mkdir -p $(STAMPS) && touch $@
 
 $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
@@ -27,11 +27,18 @@ $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
 
 # `storlab bench db --db managed-postgres` and its tests run PostgreSQL's own
 # initdb/pg_ctl; Debian's postgresql package provides them.
-$(STAMPS)/system:
+$(STAMPS)/system: Makefile
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
 	  echo "installing Debian's postgresql package (server binaries for bench db)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	fi
+	@# storlab report --png and the report tests open pages in Debian's Chromium
+	@# (playwright drives it; playwright's own browser download is never used).
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium package (headless browser for storlab report)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 	@mkdir -p $(STAMPS) && touch $@
 

@@ -44,12 +44,16 @@ def disk_cmd(
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
 
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
+    from storlab.cli.report import check_output
+
+    check_output(report)
     err = Console(stderr=True)
     if sys.stderr.isatty():
         from rich.progress import BarColumn, Progress
@@ -62,6 +66,10 @@ def disk_cmd(
         rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-disk"), report)
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
     elif json_out or output_format == "json":
@@ -159,10 +167,13 @@ def db_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
+    from storlab.cli.report import check_output
     from storlab.db.runner import bench_db
 
+    check_output(report)
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     try:
@@ -173,6 +184,10 @@ def db_cmd(
     finally:
         if line:
             line.done()
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-db"), report)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:
