@@ -47,9 +47,10 @@ def browser() -> Iterator[Any]:
 
 
 def open_report(b: Any, path: str | Path, width: int = 1400, timeout_s: float = 60) -> tuple[Any, list[str]]:
-    """Opens a report file in a new page and waits until every chart is
-    drawn. Returns the page and the script errors it raised."""
-    page = b.new_page(viewport={"width": width, "height": 900})
+    """Opens a report file in a new page of a browser (or of a browser
+    context) and waits until every chart is drawn. Returns the page and the
+    script errors it raised."""
+    page = b.new_page(viewport={"width": width, "height": 900}) if hasattr(b, "new_context") else b.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

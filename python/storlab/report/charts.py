@@ -6,7 +6,8 @@ it holds (`points`), so a test can count them in the rendered page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -183,7 +184,7 @@ def _latency_distribution(rows, jobs, groups, recs, by) -> Chart:
     data, annotations, pts = [], [], 0
     lay = _layout("Latency distribution per job (ms, log scale)", "", "", height=max(360, 60 + 200 * nrows))
     lay["grid"] = {"rows": nrows, "columns": cols, "pattern": "independent", "ygap": 0.35, "xgap": 0.08}
-    lay["legend"]["y"] = -0.08
+    lay["legend"] = {"orientation": "h", "x": 0, "y": -0.04, "yanchor": "top", "font": {"size": 11}}
     for ji, j in enumerate(jobs):
         ax = "" if ji == 0 else str(ji + 1)
         for gi, (gid, config) in enumerate(groups):
@@ -548,7 +549,13 @@ def db_sweeps(records: list[Record]) -> list[Chart]:
         lay = _layout(title, "virtual users", name, shapes=shapes, annotations=annotations)
         vus = sorted({r["vus"] for _, _, rows in groups for r in rows})
         if len(vus) > 2 and vus[-1] / max(vus[0], 1) >= 8:
+            # √2 or doubling steps sit evenly on a log axis, where plotly
+            # places shapes and annotations by log10 of the value.
             lay["xaxis"].update({"type": "log", "tickvals": vus, "ticktext": [str(v) for v in vus]})
+            for sh in shapes:
+                sh["x0"] = sh["x1"] = math.log10(sh["x0"])
+            for an in annotations:
+                an["x"] = math.log10(an["x"])
         out.append(Chart(f"db-{key}", "Database", title, {"data": data, "layout": lay}, pts,
                          note="whiskers: the lowest and highest repeat (or ±1 standard deviation); star: the tipping point",
                          kind="sweep", half=True))
@@ -584,6 +591,8 @@ def _txn_latency(groups) -> list[Chart]:
     lay = _layout("Latency per transaction type (ms) at the tipping point", "", "", barmode="group",
                   height=max(380, 80 + 260 * nrows))
     lay["grid"] = {"rows": nrows, "columns": cols, "pattern": "independent", "ygap": 0.3, "xgap": 0.08}
+    lay["legend"] = {"orientation": "v", "x": 1.01, "y": 1, "font": {"size": 11}}
+    lay["margin"]["r"] = 70
     for pi, (rec, c, r, txn) in enumerate(panels):
         ax = "" if pi == 0 else str(pi + 1)
         names = list(txn)
