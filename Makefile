@@ -62,6 +62,7 @@ test-quick: install ## pytest without the slow and server-needing tests
 bench: install ## Run the benchmarks beside their peers (minutes; results under bench/runs/)
 	$(BIN)/pip install --quiet "simpy>=4"
 	$(BIN)/python bench/simulate_speed.py
+	$(BIN)/python bench/report_speed.py
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
 	$(BIN)/python bench/db_vs_pgbench.py --out bench/runs/$$(date +%F)/db_vs_pgbench.json
