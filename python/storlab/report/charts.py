@@ -43,7 +43,7 @@ def colour(label: str) -> str:
 
 def _layout(title: str, x: str, y: str, **kw: Any) -> dict[str, Any]:
     lay = {
-        "title": {"text": title, "x": 0.01, "font": {"size": 15}},
+        "title": {"text": title, "x": 0.01, "y": 0.985, "yref": "container", "yanchor": "top", "font": {"size": 15}},
         "xaxis": {"title": {"text": x}, "automargin": True, "gridcolor": "#e5e5e5"},
         "yaxis": {"title": {"text": y}, "automargin": True, "gridcolor": "#e5e5e5", "rangemode": "tozero"},
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "font": {"size": 11}},
@@ -393,7 +393,7 @@ def _balance(records, groups, recs, xs, xtitle, xextra) -> Chart | None:
                 continue
             y = _vals(m[b])
             pts += _n(y)
-            name = f"{recs[gid].label(c)} — {res}" + ("" if b == "BurstBalance" else f" {b}")
+            name = f"{recs[gid].label(c)} — {res} {b}"
             data.append({"type": "scatter", "mode": "lines", "x": xs(m[b]), "y": y, "name": name, "line": {"width": 1.8},
                          "hovertemplate": "%{x}: %{y:.1f} %<extra>" + name + "</extra>"})
     if not data:
@@ -541,7 +541,7 @@ def db_sweeps(records: list[Record]) -> list[Chart]:
                     shapes.append({"type": "line", "x0": tp["vus"], "x1": tp["vus"], "yref": "paper", "y0": 0, "y1": 1,
                                    "line": {"dash": "dot", "color": "#c0392b", "width": 1}})
                     reached = tp.get("reached", True)
-                    annotations.append({"x": tp["vus"], "y": ty, "text": f"tipping point {tp['vus']} VUs" + ("" if reached else " (still rising)"),
+                    annotations.append({"x": tp["vus"], "y": ty, "text": f"tipping point {tp['vus']} VU{'' if tp['vus'] == 1 else 's'}" + ("" if reached else " (still rising)"),
                                         "showarrow": True, "arrowhead": 0, "ax": 0, "ay": -34, "font": {"size": 11, "color": "#c0392b"}})
         if not data:
             continue
@@ -605,7 +605,7 @@ def _txn_latency(groups) -> list[Chart]:
                          "hovertemplate": "%{x} " + label + ": %{y:,.2f} ms<extra>" + rec.label(c) + "</extra>"})
         lay[f"xaxis{ax}"] = {"type": "category", "tickfont": {"size": 10}}
         lay[f"yaxis{ax}"] = {"type": "log", "gridcolor": "#e5e5e5", "title": {"text": "ms"} if pi % cols == 0 else {}}
-        annotations.append({"text": f"<b>{rec.label(c)}</b> at {r['vus']} VUs", "showarrow": False, "xref": f"x{ax} domain",
+        annotations.append({"text": f"<b>{rec.label(c)}</b> at {r['vus']} VU{'' if r['vus'] == 1 else 's'}", "showarrow": False, "xref": f"x{ax} domain",
                             "yref": f"y{ax} domain", "x": 0, "y": 1.12, "xanchor": "left"})
     lay["annotations"] = annotations
     lay["margin"]["t"] = 70
@@ -662,9 +662,27 @@ def _pools_of(r: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {}
 
 
+def _room_for_legend(ch: Chart, width_px: int = 900) -> None:
+    """A legend above the plot grows upwards by a row for every few
+    entries: widen the top margin to match so it never covers the title."""
+    lay = ch.figure["layout"]
+    if "grid" in lay or lay.get("legend", {}).get("yanchor") != "bottom":
+        return
+    names = [t.get("name", "") for t in ch.figure["data"] if t.get("showlegend", True) and t.get("name")]
+    if not names:
+        return
+    per_row = max(1, width_px // (max(len(n) for n in names) * 7 + 50))
+    rows = -(-len(names) // per_row)
+    lay["margin"]["t"] = 50 + 22 * rows
+    lay["height"] = lay.get("height", 420) + 22 * max(0, rows - 1)
+
+
 def all_charts(records: list[Record]) -> list[Chart]:
     _colours.clear()
     for rec in records:
         for c in rec.labels.values():
             colour(c)
-    return [*ceilings(records), *io_jobs(records), *series(records), *db_sweeps(records)]
+    out = [*ceilings(records), *io_jobs(records), *series(records), *db_sweeps(records)]
+    for ch in out:
+        _room_for_legend(ch)
+    return out
