@@ -91,3 +91,10 @@ def test_page_data_cannot_close_its_script_tag():
     rec["results"][0]["binding"] = "</script><script>alert(1)</script>"
     html = build_html([from_data(rec)]).decode()
     assert "</script><script>alert(1)" not in html
+
+
+def test_long_path_configs_are_shortened_in_legends():
+    from storlab.report.records import short
+
+    assert short("sqlite /tmp/pytest-of-root/pytest-7/test_x0/db/storlab.sqlite") == "sqlite …/db/storlab.sqlite"
+    assert short("gp2-100") == "gp2-100"

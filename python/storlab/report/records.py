@@ -87,6 +87,19 @@ def configs(rec: Record) -> list[str]:
     return list(dict.fromkeys(r["config"] for r in rec.results))
 
 
+def short(config: str, limit: int = 32) -> str:
+    """A config named after a path (bench db's `sqlite /long/dir/storlab.sqlite`)
+    keeps its first word and last two path parts in legends."""
+    if len(config) <= limit or "/" not in config:
+        return config
+    head, _, path = config.partition(" ")
+    if not path:
+        head, path = "", config
+    parts = path.rstrip("/").split("/")
+    tail = "/".join(parts[-2:])
+    return f"{head} …/{tail}".strip()
+
+
 def assign_labels(records: list[Record]) -> None:
     """Legend labels: the config's name alone when one record is given;
     `config · engine` when several are; `config · file` when two records
@@ -104,11 +117,11 @@ def assign_labels(records: list[Record]) -> None:
             rec.name = f"{rec.name}#{i + 1}"
         for c in configs(rec):
             if not many:
-                rec.labels[c] = c
+                rec.labels[c] = short(c)
             elif seen[(c, rec.kind)] > 1:
-                rec.labels[c] = f"{c} · {rec.name}"
+                rec.labels[c] = f"{short(c)} · {rec.name}"
             else:
-                rec.labels[c] = f"{c} · {rec.kind}"
+                rec.labels[c] = f"{short(c)} · {rec.kind}"
 
 
 def is_db(result: dict[str, Any]) -> bool:
