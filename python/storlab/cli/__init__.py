@@ -44,14 +44,15 @@ def _root(
 from storlab.cli import catalog as _catalog  # noqa: E402  (registers commands)
 from storlab.cli import limits as _limits  # noqa: E402,F401
 from storlab.cli import simulate as _simulate  # noqa: E402,F401
-from storlab.cli import report as _report  # noqa: E402,F401
-from storlab.cli import compare as _compare  # noqa: E402,F401
 
 app.add_typer(_catalog.app, name="catalog")
 
 from storlab.cli import bench as _bench  # noqa: E402
 
 app.add_typer(_bench.app, name="bench")
+
+from storlab.cli import compare as _compare  # noqa: E402,F401
+from storlab.cli import report as _report  # noqa: E402,F401
 
 
 def main() -> None:

@@ -42,9 +42,9 @@ def disk_cmd(
     interval: Optional[float] = typer.Option(None, "--interval", help="Seconds idle between tests (presets default 5)."),
     engine: str = typer.Option("io_uring", "--engine", help="io_uring, psync or null (a job file's ioengine wins)."),
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
-    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
@@ -164,10 +164,10 @@ def db_cmd(
     scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
-    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.cli.report import check_output
