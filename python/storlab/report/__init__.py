@@ -125,7 +125,9 @@ def _summary_html(rows: list[dict[str, Any]]) -> str:
         cols.append(("monthly cost", "monthly_cost_usd"))
     if has("usd_per_1000_tpm"):
         cols.append(("$ per 1,000 TPM", "usd_per_1000_tpm"))
-    out = ['<table class="summary"><thead><tr>' + "".join(f"<th>{_esc(h)}</th>" for h, _ in cols) + "</tr></thead><tbody>"]
+    left = {"config", "record", "binding"}
+    out = ['<table class="summary"><thead><tr>'
+           + "".join(f"<th{' class=l' if k in left else ''}>{_esc(h)}</th>" for h, k in cols) + "</tr></thead><tbody>"]
     for r in rows:
         cells = []
         for _, k in cols:
@@ -142,9 +144,7 @@ def _summary_html(rows: list[dict[str, Any]]) -> str:
                 cells.append(f'<td>{_num(None if v is None else v / 1e6, ",.1f")}<div class="dim small">{_esc(r.get("bw_note", ""))}</div></td>')
             elif k == "lat_p99_us":
                 cells.append(f"<td>{_lat(v)}</td>")
-            elif k in ("monthly_cost_usd",):
-                cells.append(f"<td>{_num(v, ',.2f', '')}</td>" if v is None else f"<td>${v:,.2f}</td>")
-            elif k == "usd_per_1000_tpm":
+            elif k in ("monthly_cost_usd", "usd_per_1000_tpm"):
                 cells.append("<td>—</td>" if v is None else f"<td>${v:,.2f}</td>")
             else:
                 cells.append(f"<td>{_num(v)}</td>")

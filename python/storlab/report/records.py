@@ -154,9 +154,8 @@ def repeats_of(rec: Record, result: dict[str, Any], key: str) -> list[float]:
     record keeps them: bench disk's runs per job; bench db's timed runs per
     VU count."""
     if is_db(result):
-        runs = [r for r in rec.data.get("runs") or []
-                if isinstance(r, dict) and r.get("vus") == result["vus"]
-                and r.get("target", result["config"]) in (result["config"], r.get("target"))]
+        # bench db records hold one config: its timed runs by VU count
+        runs = [r for r in rec.data.get("runs") or [] if isinstance(r, dict) and r.get("vus") == result["vus"]]
         vals = [finite(r.get(key)) for r in runs]
         return [v for v in vals if v is not None]
     runs = job_runs(rec).get(result.get("job", ""), [])
