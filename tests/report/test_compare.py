@@ -164,3 +164,16 @@ def test_stdev_rule_matches_the_statistics_module():
     from storlab.report.records import spread
 
     assert spread(rec, rec.results[0], "iops") == pytest.approx(40)
+
+
+def test_limits_records_compare_ceilings():
+    def lim(iops):
+        return {"schema_version": 1, "configs": [{"name": "gp3", "ceilings": {"rand4k_read_iops": iops},
+                                                  "sustained": {"rand4k_read_iops": 3000}}]}
+    rows = compare(from_data(lim(3000), "a.json"), from_data(lim(16000), "b.json"))["rows"]
+    by = {(r["job"], r["key"]): r for r in rows}
+    # gp3 provisioned from its 3,000 baseline to 16,000 IOPS: ratio 16/3;
+    # limits are computed, not measured: any difference is marked.
+    assert by[("ceilings", "rand4k_read_iops")]["ratio"] == pytest.approx(16000 / 3000)
+    assert by[("ceilings", "rand4k_read_iops")]["beyond_spread"] is True
+    assert by[("sustained", "rand4k_read_iops")]["beyond_spread"] is False
