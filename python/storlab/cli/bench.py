@@ -170,8 +170,8 @@ def db_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
+    from storlab.api import bench_db
     from storlab.cli.report import check_output
-    from storlab.db.runner import bench_db
 
     check_output(report)
     err = Console(stderr=True)
@@ -202,8 +202,7 @@ def db_cmd(
             if s["metric"] == "RowsInserted":
                 rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
-        tip = rec.get("tipping_point")
-        if tip:
+        for tip in rec.get("tipping_point", []):
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():
