@@ -41,7 +41,8 @@ def db_sweep(steps: dict[int, tuple[float, float]], config: str = "sqlite", tipp
     rec = {"schema_version": 1, "tool": TOOL, "engine": "measure", "scenario": None, "workload": "tpcc", "seed": 1,
            "host_info": {}, "results": results, "series": [], "runs": []}
     if tipping is not None:
-        rec["tipping_point"] = {"vus": tipping, "nopm": steps[tipping][0], "reached": True, "note": "hand-made"}
+        rec["tipping_point"] = [{"config": config, "vus": tipping, "metric": "nopm", "value": steps[tipping][0],
+                                 "reached": True, "note": "hand-made"}]
     return rec
 
 
@@ -49,7 +50,8 @@ def simulated_db() -> dict[str, Any]:
     """A simulated database sweep on two configs (DESIGN.md "Database
     workloads on a modelled deployment"), with a gp2 pool's BurstBalance
     falling 100 → 0 by 20 per period of 60 s and a BurstBalance < 50 alarm
-    that goes to ALARM at 180 s."""
+    that goes to ALARM at 180 s (CloudWatch's reason text names the
+    threshold)."""
     results = []
     for config, scale, cost in (("gp2", 1.0, 1000.0), ("io2", 2.0, 3000.0)):
         for vus, nopm in ((8, 1000.0), (16, 1800.0), (32, 2000.0)):
@@ -84,12 +86,13 @@ def simulated_db() -> dict[str, Any]:
                    "timestamps": ts, "values": [100.0, 80.0, 60.0, 40.0, 20.0, 0.0]})
     return {"schema_version": 1, "tool": TOOL, "engine": "simulate", "scenario": "db.toml", "title": "TPC-C on gp2 vs io2",
             "seed": 7, "workload": "tpcc-postgresql", "period_s": 60.0, "results": results, "series": series,
-            "tipping_point": {"gp2": {"vus": 16, "nopm": 1800.0, "reached": True, "note": "hand-made"},
-                              "io2": {"vus": 16, "nopm": 3600.0, "reached": True, "note": "hand-made"}},
-            "alarms": [{"name": "burst-below-half", "config": "gp2", "resource": "pool data", "metric": "BurstBalance",
-                        "statistic": "Average", "period_s": 60, "threshold": 50, "comparison": "LessThanThreshold",
-                        "evaluation_periods": 2, "datapoints_to_alarm": 2,
-                        "state_changes": [{"t_s": 0.0, "state": "OK"}, {"t_s": 180.0, "state": "ALARM"}]}],
+            # storlab-record's shapes: TippingPoint per config, AlarmChange per change
+            "tipping_point": [{"config": "gp2", "vus": 16, "metric": "nopm", "value": 1800.0, "reached": True, "note": "hand-made"},
+                              {"config": "io2", "vus": 16, "metric": "nopm", "value": 3600.0, "reached": True, "note": "hand-made"}],
+            "alarms": [{"alarm": "burst-below-half", "config": "gp2", "time_s": 0.0, "from": "INSUFFICIENT_DATA", "to": "OK",
+                        "reason": "Threshold Crossed: 2 datapoints [100.0, 80.0] were not less than the threshold (50.0)."},
+                       {"alarm": "burst-below-half", "config": "gp2", "time_s": 180.0, "from": "OK", "to": "ALARM",
+                        "reason": "Threshold Crossed: 2 datapoints [40.0, 20.0] were less than the threshold (50.0). BurstBalance"}],
             "unverified": ["aws/ebs/gp2 latency (placeholder)"], "host_info": {}, "inputs": {"scenario": "db.toml"}}
 
 

@@ -34,7 +34,8 @@ def test_volume_metrics_per_period():
 
 @pytest.mark.parametrize("tp", [
     {"gp2": {"vus": 16}, "io2": {"vus": 32}},
-    [{"config": "gp2", "vus": 16}, {"config": "io2", "vus": 32}],
+    [{"config": "gp2", "vus": 16, "metric": "nopm", "value": 1.0, "reached": True, "note": ""},
+     {"config": "io2", "vus": 32, "metric": "nopm", "value": 1.0, "reached": True, "note": ""}],
 ])
 def test_tipping_points_per_config_in_either_shape(tp):
     rec = simulated_db()
@@ -98,3 +99,13 @@ def test_long_path_configs_are_shortened_in_legends():
 
     assert short("sqlite /tmp/pytest-of-root/pytest-7/test_x0/db/storlab.sqlite") == "sqlite …/db/storlab.sqlite"
     assert short("gp2-100") == "gp2-100"
+
+
+def test_alarm_changes_group_per_alarm_and_config():
+    from storlab.report.charts import alarms_of
+
+    rec = from_data(simulated_db())
+    (a,) = alarms_of(rec)
+    # two changes of one alarm on gp2; the threshold from CloudWatch's reason text
+    assert (a["name"], a["config"], a["changes"], a["threshold"], a["metric"]) == \
+        ("burst-below-half", "gp2", [(0.0, "OK"), (180.0, "ALARM")], 50.0, "BurstBalance")

@@ -180,17 +180,15 @@ def _alarms_html(records: list[Record]) -> str:
     items = []
     for rec in records:
         for a in _charts.alarms_of(rec):
-            ch = _charts._alarm_changes(a)
-            who = rec.label(a["config"]) if a.get("config") else rec.name
-            desc = (f"{a.get('statistic', 'Average')} {a.get('metric', '')} {a.get('comparison', '')} "
-                    f"{_num(a.get('threshold'), 'g')}")
-            changes = ", ".join(f"{_t(t)} → {s}" for t, s in ch) or "no state change"
-            items.append(f"<tr><td class='l'><b>{_esc(a.get('name', ''))}</b></td><td class='l'>{_esc(who)}</td>"
-                         f"<td class='l'>{_esc(a.get('resource', ''))}</td><td class='l'>{_esc(desc)}</td><td class='l'>{_esc(changes)}</td></tr>")
+            changes = ", ".join(f"{_t(t)} → {s}" for t, s in a["changes"]) or "no state change"
+            reason = a["reasons"][-1] if a["reasons"] else ""
+            items.append(f"<tr><td class='l'><b>{_esc(a['name'])}</b></td><td class='l'>{_esc(rec.label(a['config']))}</td>"
+                         f"<td class='l'>{_esc(changes)}</td><td class='l small'>{_esc(reason)}</td></tr>")
     if not items:
         return ""
-    return ("<h3>Alarms</h3><table class='alarms'><thead><tr><th>alarm</th><th>config</th><th>resource</th><th>rule</th>"
-            "<th>state changes</th></tr></thead><tbody>" + "".join(items) + "</tbody></table>")
+    return ("<h3>Alarms</h3><table class='alarms'><thead><tr><th class=l>alarm</th><th class=l>config</th>"
+            "<th class=l>state changes (time from the start)</th><th class=l>last reason</th></tr></thead><tbody>"
+            + "".join(items) + "</tbody></table>")
 
 
 def _t(t: Any) -> str:

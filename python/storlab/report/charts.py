@@ -7,6 +7,7 @@ it holds (`points`), so a test can count them in the rendered page."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -360,33 +361,44 @@ def series(records: list[Record]) -> list[Chart]:
     return out
 
 
-def _alarm_changes(alarm: dict[str, Any]) -> list[tuple[float | str, str]]:
-    """An alarm's state changes as (time, state), whatever the list is
-    called: DESIGN.md names only "state changes with their times"."""
-    for key in ("state_changes", "changes", "transitions", "history"):
-        lst = alarm.get(key)
-        if isinstance(lst, list):
-            break
-    else:
-        return []
-    out = []
-    for ch in lst:
-        if not isinstance(ch, dict):
-            continue
-        t = next((ch[k] for k in ("t_s", "time_s", "at_s", "timestamp_s", "timestamp", "time") if k in ch), None)
-        st = next((ch[k] for k in ("state", "to", "new_state") if k in ch), None)
-        if t is not None and st is not None:
-            out.append((t, str(st)))
-    return out
+_THRESHOLD = re.compile(r"threshold \(?(-?\d+(?:\.\d+)?)\)?", re.I)
 
 
 def alarms_of(rec: Record) -> list[dict[str, Any]]:
-    a = rec.data.get("alarms")
-    return [x for x in a if isinstance(x, dict)] if isinstance(a, list) else []
+    """The record's alarms, one entry per (alarm, config): its state changes
+    as (time_s, state) in time order, and what the record tells of its rule.
+    The contract (storlab-record `AlarmChange`) is a flat list of changes —
+    {alarm, config, time_s, from, to, reason}; the threshold is read from
+    CloudWatch's reason text ("… the threshold (50.0)") and the metric from
+    the reason or the series names, where they say so."""
+    raw = rec.data.get("alarms")
+    if not isinstance(raw, list):
+        return []
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for ch in raw:
+        if not isinstance(ch, dict) or finite(ch.get("time_s")) is None or "to" not in ch:
+            continue
+        key = (str(ch.get("alarm", "")), str(ch.get("config", "")))
+        g = groups.setdefault(key, {"name": key[0], "config": key[1], "changes": [], "reasons": [],
+                                    "threshold": None, "metric": None})
+        g["changes"].append((float(ch["time_s"]), str(ch["to"])))
+        reason = str(ch.get("reason") or "")
+        if reason:
+            g["reasons"].append(reason)
+        m = _THRESHOLD.search(reason)
+        if m and g["threshold"] is None:
+            g["threshold"] = float(m.group(1))
+        for metric in (*BALANCES, *(s.get("metric", "") for s in rec.series)):
+            if metric and g["metric"] is None and metric in reason:
+                g["metric"] = metric
+    for g in groups.values():
+        g["changes"].sort()
+    return list(groups.values())
 
 
 def _balance(records, groups, recs, xs, xtitle, xextra) -> Chart | None:
     data, shapes, pts = [], [], 0
+    balance_at: dict[tuple[int, str], tuple[list[Any], list[float | None]]] = {}
     for (gid, c, res), m in groups.items():
         for b in BALANCES:
             if b not in m:
@@ -394,34 +406,45 @@ def _balance(records, groups, recs, xs, xtitle, xextra) -> Chart | None:
             y = _vals(m[b])
             pts += _n(y)
             name = f"{recs[gid].label(c)} — {res} {b}"
-            data.append({"type": "scatter", "mode": "lines", "x": xs(m[b]), "y": y, "name": name, "line": {"width": 1.8},
+            x = xs(m[b])
+            balance_at.setdefault((gid, c), (x, y))
+            data.append({"type": "scatter", "mode": "lines", "x": x, "y": y, "name": name, "line": {"width": 1.8},
                          "hovertemplate": "%{x}: %{y:.1f} %<extra>" + name + "</extra>"})
     if not data:
         return None
     notes = []
     for rec in records:
         for a in alarms_of(rec):
-            metric = a.get("metric", "")
-            thr = finite(a.get("threshold"))
-            if metric not in BALANCES or thr is None:
+            if a["metric"] is not None and a["metric"] not in BALANCES:
+                continue  # an alarm on another metric: listed in the alarms table only
+            if (id(rec), a["config"]) not in balance_at and a["threshold"] is None:
                 continue
-            cfg = a.get("config")
-            who = rec.label(cfg) if cfg else rec.name
-            shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": thr, "y1": thr,
-                           "line": {"dash": "dash", "color": "#c0392b", "width": 1}})
-            ch = _alarm_changes(a)
-            if ch:
-                tx = [(t if isinstance(t, str) else t) for t, _ in ch]
-                fake = {"timestamps": tx, "values": [thr] * len(tx)}
-                states = [s for _, s in ch]
-                pts += len(ch)
-                data.append({"type": "scatter", "mode": "markers+text", "x": xs(fake), "y": [thr] * len(ch),
-                             "name": f"alarm {a.get('name', metric)} · {who}", "text": states, "textposition": "top center",
-                             "marker": {"symbol": ["triangle-down" if s.upper() == "ALARM" else "circle" for s in states],
-                                        "size": 11, "color": ["#c0392b" if s.upper() == "ALARM" else "#27ae60" for s in states]},
-                             "hovertemplate": "%{x}: %{text}<extra>alarm " + str(a.get("name", metric)) + "</extra>"})
-            notes.append(f"alarm {a.get('name', metric)} ({who}): {a.get('statistic', 'Average')} {metric} "
-                         f"{a.get('comparison', '')} {thr:g}")
+            who = rec.label(a["config"])
+            thr = a["threshold"]
+            times = xs({"timestamps": [t for t, _ in a["changes"]]})
+            states = [s for _, s in a["changes"]]
+            if thr is not None:
+                shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": thr, "y1": thr,
+                               "line": {"dash": "dash", "color": "#c0392b", "width": 1}})
+                ys = [thr] * len(times)
+            else:
+                # No threshold in the record: mark the change on the config's
+                # balance line, at the period the change fell in.
+                bx, by = balance_at[(id(rec), a["config"])]
+                ys = []
+                for t in times:
+                    i = max((k for k, v in enumerate(bx) if v <= t), default=0)
+                    ys.append(by[i] if i < len(by) else None)
+            for t in times:
+                shapes.append({"type": "line", "x0": t, "x1": t, "yref": "paper", "y0": 0, "y1": 1,
+                               "line": {"dash": "dot", "color": "#999", "width": 1}})
+            pts += len(times)
+            data.append({"type": "scatter", "mode": "markers+text", "x": times, "y": ys,
+                         "name": f"alarm {a['name']} · {who}", "text": states, "textposition": "top center",
+                         "marker": {"symbol": ["triangle-down" if s.upper() == "ALARM" else "circle" for s in states],
+                                    "size": 11, "color": ["#c0392b" if s.upper() == "ALARM" else "#27ae60" for s in states]},
+                         "hovertemplate": "%{x}: %{text}<extra>alarm " + a["name"] + "</extra>"})
+            notes.append(f"alarm {a['name']} ({who})" + (f": threshold {thr:g}" if thr is not None else ""))
     lay = _layout("Burst balance over time (%)", xtitle, "%", shapes=shapes)
     lay["xaxis"].update(xextra)
     lay["yaxis"]["range"] = [0, 105]
