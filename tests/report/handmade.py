@@ -46,6 +46,11 @@ def db_sweep(steps: dict[int, tuple[float, float]], config: str = "sqlite", tipp
     return rec
 
 
+def _txn(p50: float, p90: float, p99: float) -> dict[str, Any]:
+    return {"lat_mean_us": p50, "lat_p50_us": p50, "lat_p90_us": p90, "lat_p99_us": p99, "lat_p999_us": p99,
+            "lat_p9999_us": p99, "lat_max_us": p99, "commits": 100, "rollbacks": 0, "errors": 0, "per_min": 100.0}
+
+
 def simulated_db() -> dict[str, Any]:
     """A simulated database sweep on two configs (DESIGN.md "Database
     workloads on a modelled deployment"), with a gp2 pool's BurstBalance
@@ -57,8 +62,7 @@ def simulated_db() -> dict[str, Any]:
         for vus, nopm in ((8, 1000.0), (16, 1800.0), (32, 2000.0)):
             tpm = nopm * 2.3 * scale
             results.append({"config": config, "job": "tpcc-postgresql", "vus": vus, "nopm": nopm * scale, "tpm": tpm,
-                            "txn": {"new_order": {"lat_p50_us": 2000.0, "lat_p90_us": 5000.0, "lat_p99_us": 9000.0},
-                                    "payment": {"lat_p50_us": 1000.0, "lat_p90_us": 3000.0, "lat_p99_us": 6000.0}},
+                            "txn": {"new_order": _txn(2000.0, 5000.0, 9000.0), "payment": _txn(1000.0, 3000.0, 6000.0)},
                             "binding": f"pool data: {config} IOPS", "cpu_utilization": 0.5,
                             "pools": {"data": {"read_iops": 10.0 * vus, "write_iops": 5.0 * vus, "read_bytes_s": 8192.0 * 10 * vus,
                                                "write_bytes_s": 8192.0 * 5 * vus, "utilization": 0.02 * vus}},
@@ -85,7 +89,8 @@ def simulated_db() -> dict[str, Any]:
     series.append({"config": "gp2", "resource": "pool data", "metric": "BurstBalance", "unit": "Percent", "period_s": 60.0,
                    "timestamps": ts, "values": [100.0, 80.0, 60.0, 40.0, 20.0, 0.0]})
     return {"schema_version": 1, "tool": TOOL, "engine": "simulate", "scenario": "db.toml", "title": "TPC-C on gp2 vs io2",
-            "seed": 7, "workload": "tpcc-postgresql", "period_s": 60.0, "results": results, "series": series,
+            "seed": 7, "workload": "tpcc-postgresql", "period_s": 60.0, "simulated_s": 300.0, "simulated_ios": 54000,
+            "results": results, "series": series, "interrupted": False, "warnings": [],
             # storlab-record's shapes: TippingPoint per config, AlarmChange per change
             "tipping_point": [{"config": "gp2", "vus": 16, "metric": "nopm", "value": 1800.0, "reached": True, "note": "hand-made"},
                               {"config": "io2", "vus": 16, "metric": "nopm", "value": 3600.0, "reached": True, "note": "hand-made"}],

@@ -109,3 +109,15 @@ def test_alarm_changes_group_per_alarm_and_config():
     # two changes of one alarm on gp2; the threshold from CloudWatch's reason text
     assert (a["name"], a["config"], a["changes"], a["threshold"], a["metric"]) == \
         ("burst-below-half", "gp2", [(0.0, "OK"), (180.0, "ALARM")], 50.0, "BurstBalance")
+
+
+def test_the_handmade_simulated_sweep_follows_the_record_schema():
+    # the database results, tipping points and alarms the report reads are
+    # the ones docs/record.schema.json (storlab-record) defines
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from conftest import ROOT
+
+    schema = json.loads((ROOT / "docs" / "record.schema.json").read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(simulated_db())
