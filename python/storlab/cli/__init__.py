@@ -3,7 +3,8 @@ library API. Errors a user can fix print one line and exit 1; a traceback
 only with --debug.
 
 Environment: STORLAB_CATALOG — extra catalog files or folders (separated by
-the OS path separator); NO_COLOR — plain output."""
+the OS path separator); STORLAB_CHROMIUM — the browser `report --png`
+drives (default: chromium on PATH); NO_COLOR — plain output."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from storlab.errors import StorlabError
 
 app = typer.Typer(
     name="storlab",
-    help="storlab: a storage lab for database engineers. Explain, simulate and measure storage deployments.\n\nEnvironment: STORLAB_CATALOG (extra catalog files or folders, separated by the OS path separator), NO_COLOR.",
+    help="storlab: a storage lab for database engineers. Explain, simulate and measure storage deployments.\n\nEnvironment: STORLAB_CATALOG (extra catalog files or folders, separated by the OS path separator), STORLAB_CHROMIUM (the browser `report --png` drives; default: chromium on PATH), NO_COLOR.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -50,6 +51,9 @@ app.add_typer(_catalog.app, name="catalog")
 from storlab.cli import bench as _bench  # noqa: E402
 
 app.add_typer(_bench.app, name="bench")
+
+from storlab.cli import compare as _compare  # noqa: E402,F401
+from storlab.cli import report as _report  # noqa: E402,F401
 
 
 #: Signals that ended the run (SIGTERM, SIGHUP), for the exit code.

@@ -42,6 +42,7 @@ def disk_cmd(
     interval: Optional[float] = typer.Option(None, "--interval", help="Seconds idle between tests (presets default 5)."),
     engine: str = typer.Option("io_uring", "--engine", help="io_uring, psync or null (a job file's ioengine wins)."),
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
 ) -> None:
@@ -50,6 +51,9 @@ def disk_cmd(
 
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
+    from storlab.cli.report import check_output
+
+    check_output(report)
     err = Console(stderr=True)
     if sys.stderr.isatty():
         from rich.progress import BarColumn, Progress
@@ -62,6 +66,10 @@ def disk_cmd(
         rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-disk"), report)
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
     elif json_out or output_format == "json":
@@ -156,6 +164,7 @@ def db_cmd(
     scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
@@ -163,7 +172,9 @@ def db_cmd(
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.api import bench_db
+    from storlab.cli.report import check_output
 
+    check_output(report)
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     try:
@@ -174,6 +185,10 @@ def db_cmd(
     finally:
         if line:
             line.done()
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-db"), report)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:
