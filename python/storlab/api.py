@@ -219,3 +219,27 @@ def bench_disk(
         "inputs": {"path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": size_bytes,
                    "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s},
     }
+
+
+def emulate(
+    scenario: str | os.PathLike,
+    config: str,
+    targets: list[tuple[str | None, str, str]],
+    options: dict[str, Any],
+    catalog: list[str | os.PathLike] | None = None,
+    status=None,
+) -> dict[str, Any]:
+    """Mounts the emulated pools of `config` (`targets`: role or None,
+    backing folder, mount folder) and serves them until Ctrl-C (or a signal
+    turned into KeyboardInterrupt); returns the summary with its
+    CloudWatch-style series. `status(dict)` is called once a second."""
+    name, text = read_scenario(scenario)
+    files = read_catalog_files(catalog)
+    cb = (lambda s: status(json.loads(s))) if status else None
+    record = json.loads(_native.emulate_json(name, text, files, config, targets, json.dumps(options), cb))
+    return {"tool": tool_info(), **record, "inputs": {"scenario": name, "config": config, "catalog_files": [n for n, _ in files]}}
+
+
+def emulate_unmount(path: str | os.PathLike) -> bool:
+    """Clears an emulated volume mounted at `path` (stale or live)."""
+    return _native.emulate_unmount(str(Path(path).resolve()))

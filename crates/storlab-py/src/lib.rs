@@ -365,6 +365,92 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_unmount, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// `emulate_json(scenario_name, scenario_text, catalog_files, config,
+/// targets, options_json, status=None) -> str`: mounts the emulated pools
+/// (`targets`: (role or None, backing, mount)) and serves them until a
+/// signal reaches Python (Ctrl-C, or SIGTERM/SIGHUP turned into
+/// KeyboardInterrupt), then unmounts and returns the summary with its
+/// series. `status(json)` is called once a second.
+#[pyfunction]
+#[pyo3(signature = (scenario_name, scenario_text, catalog_files, config, targets, options_json, status=None))]
+fn emulate_json(
+    py: Python<'_>,
+    scenario_name: &str,
+    scenario_text: &str,
+    catalog_files: Vec<(String, String)>,
+    config: &str,
+    targets: Vec<(Option<String>, String, String)>,
+    options_json: &str,
+    status: Option<PyObject>,
+) -> PyResult<String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cat = load(py, &catalog_files)?;
+    let v: serde_json::Value = serde_json::from_str(options_json).map_err(|e| raise(py, "EngineError", format!("emulator options: {e}")))?;
+    let f = |k: &str| v[k].as_f64();
+    let opts = storlab_fuse::Options {
+        initial_credits_pct: f("initial_credits_pct"),
+        ram_bytes: v["ram_bytes"].as_u64(),
+        metrics_file: v["metrics_file"].as_str().map(Into::into),
+        metrics_port: v["metrics_port"].as_u64().map(|p| p as u16),
+        period_s: f("period_s").unwrap_or(60.0),
+        seed: v["seed"].as_u64().unwrap_or(1),
+        floor_us: f("floor_us").unwrap_or(0.0),
+        unpaced: v["unpaced"].as_bool().unwrap_or(false),
+        nonempty: v["nonempty"].as_bool().unwrap_or(false),
+        adopt_backing: v["adopt_backing"].as_bool().unwrap_or(false),
+        threads: v["threads"].as_u64().unwrap_or(4) as usize,
+    };
+    let targets: Vec<storlab_fuse::Target> = targets.into_iter().map(|(role, b, m)| storlab_fuse::Target { role, backing: b.into(), mount: m.into() }).collect();
+    let (name, text, config) = (scenario_name.to_string(), scenario_text.to_string(), config.to_string());
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel::<Result<String, (&'static str, String)>>();
+    let (stx, srx) = std::sync::mpsc::channel::<String>();
+    {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let r = storlab_fuse::emulate(&cat, &name, &text, &config, &targets, &opts, &stop, &mut |s| {
+                let _ = stx.send(serde_json::to_string(s).expect("status serialises"));
+            });
+            let class = |e: &storlab_fuse::EmulateError| match e {
+                storlab_fuse::EmulateError::Model(m) if m.is_catalog() => "CatalogError",
+                storlab_fuse::EmulateError::Model(_) | storlab_fuse::EmulateError::NoConfig { .. } | storlab_fuse::EmulateError::NoPool { .. } => "ScenarioError",
+                storlab_fuse::EmulateError::NoLatency { .. } => "CatalogError",
+                _ => "EngineError",
+            };
+            let _ = tx.send(r.map(|s| serde_json::to_string(&s).expect("summary serialises")).map_err(|e| (class(&e), e.to_string())));
+        });
+    }
+    let rx = std::sync::Mutex::new(rx);
+    let r = loop {
+        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(std::time::Duration::from_millis(100))) {
+            Ok(r) => break r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                while let Ok(s) = srx.try_recv() {
+                    if let Some(cb) = &status {
+                        if cb.call1(py, (s,)).is_err() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(("EngineError", "the emulator thread ended without a result".into())),
+        }
+    };
+    r.map_err(|(class, e)| raise(py, class, e))
+}
+
+/// `emulate_unmount(dir) -> bool`: clears an emulated volume mounted at
+/// `dir`, stale or live; False when nothing was mounted there.
+#[pyfunction]
+fn emulate_unmount(py: Python<'_>, dir: &str) -> PyResult<bool> {
+    storlab_fuse::unmount(std::path::Path::new(dir)).map_err(|e| raise(py, "EngineError", e.to_string()))
 }

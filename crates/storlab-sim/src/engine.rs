@@ -151,7 +151,7 @@ impl DeploymentState {
     /// Passes an I/O arriving at `t` through one stage's resources in turn
     /// (each admits it when it can take it) and returns when it left.
     #[inline]
-    fn pass(&mut self, entries: &[(u32, f64)], t: f64) -> f64 {
+    pub fn pass(&mut self, entries: &[(u32, f64)], t: f64) -> f64 {
         let mut a = t;
         for &(r, c) in entries {
             let (e, empty) = self.earliest(r as usize, c, a);

@@ -3,6 +3,7 @@ definitions as the simulator — CrystalDiskMark presets or fio job files."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -44,6 +45,7 @@ def disk_cmd(
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
@@ -51,15 +53,22 @@ def disk_cmd(
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
     err = Console(stderr=True)
-    if sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress
+    with contextlib.ExitStack() as stack:
+        if emulate:
+            from storlab import emulated
 
-        with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
-            task = bar.add_task("bench", total=None)
-            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
-                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
-    else:
-        rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+            path = stack.enter_context(emulated.mounted(emulate, path, [None]))[0]
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress
+
+            with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
+                task = bar.add_task("bench", total=None)
+                rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
+                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
+        else:
+            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+    if emulate:
+        rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
     if output_format == "fio-json":
