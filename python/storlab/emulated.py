@@ -51,6 +51,8 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
     and yields the mount points; unmounts on the way out, even on Ctrl-C."""
     scenario, config = parse_spec(spec)
     base = Path(tempfile.mkdtemp(prefix="storlab-emulate-", dir=workdir))
+    # A database server running as its own user must reach the mount.
+    os.chmod(base, 0o755)
     mounts = [base / f"mnt-{r or 'primary'}" for r in roles]
     cmd = [sys.executable, "-m", "storlab.cli", "emulate", str(scenario), "--config", config, "--ready-file", str(base / "ready.json")]
     for r, m in zip(roles, mounts):

@@ -347,10 +347,19 @@ pub fn emulate(
             let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(t.mount.as_os_str())).unwrap_or_default();
             unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
         }
-        if let Some(m) = minor {
-            mount::abort_connection(m);
+        if busy {
+            if let Some(m) = minor {
+                mount::abort_connection(m);
+            }
         }
-        let _ = s.join();
+        // The session ends when the kernel closes the connection; should it
+        // not, leave its thread behind rather than hang (process exit ends it).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = s.join();
+            let _ = tx.send(());
+        });
+        let _ = rx.recv_timeout(Duration::from_secs(5));
     }
     timer.stop();
     let end = Instant::now();

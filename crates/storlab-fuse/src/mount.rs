@@ -5,9 +5,6 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// The file-system type storlab's mounts show in /proc/self/mountinfo.
-pub const FS_TYPE: &str = "fuse.storlab";
-
 /// Unescapes the octal escapes of /proc/self/mountinfo (`\040` is a space).
 fn unescape(s: &str) -> String {
     let b = s.as_bytes();
@@ -73,7 +70,13 @@ pub fn unmount(dir: &Path) -> std::io::Result<()> {
 /// Ends a FUSE connection whose server stopped answering, so that
 /// processes blocked on it get an error instead of waiting forever.
 pub fn abort_connection(dev_minor: u32) {
-    let _ = std::fs::write(format!("/sys/fs/fuse/connections/{dev_minor}/abort"), "1");
+    let dir = Path::new("/sys/fs/fuse/connections");
+    if dir.exists() && !dir.join(dev_minor.to_string()).exists() {
+        // fusectl is not always mounted; as root we can mount it.
+        let (none, at, fstype) = (CString::new("none").unwrap(), CString::new("/sys/fs/fuse/connections").unwrap(), CString::new("fusectl").unwrap());
+        unsafe { libc::mount(none.as_ptr(), at.as_ptr(), fstype.as_ptr(), 0, std::ptr::null()) };
+    }
+    let _ = std::fs::write(dir.join(dev_minor.to_string()).join("abort"), "1");
 }
 
 #[cfg(test)]

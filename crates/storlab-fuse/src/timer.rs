@@ -6,8 +6,6 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -39,17 +37,17 @@ impl Ord for Due {
     }
 }
 
+/// A reply to send at a time; `None` ends the thread once all before it ran.
+type Msg = Option<(Instant, Job)>;
+
 pub struct Timer {
-    stopping: Arc<AtomicBool>,
-    tx: Option<Sender<(Instant, Job)>>,
+    tx: Option<Sender<Msg>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Timer {
     pub fn start() -> Timer {
-        let (tx, rx) = channel::<(Instant, Job)>();
-        let stopping = Arc::new(AtomicBool::new(false));
-        let stop = stopping.clone();
+        let (tx, rx) = channel::<Msg>();
         let thread = std::thread::Builder::new()
             .name("storlab-timer".into())
             .spawn(move || {
@@ -64,7 +62,7 @@ impl Timer {
                 // early nor late by the scheduler's wake-up delay.
                 let mut late = Duration::from_micros(20);
                 let mut open = true;
-                while (open && !stop.load(Ordering::Relaxed)) || !heap.is_empty() {
+                while open || !heap.is_empty() {
                     let got = match heap.peek() {
                         None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
                         Some(Reverse(d)) => {
@@ -88,7 +86,8 @@ impl Timer {
                         }
                     };
                     match got {
-                        Ok((at, job)) => {
+                        Ok(None) => open = false,
+                        Ok(Some((at, job))) => {
                             seq += 1;
                             heap.push(Reverse(Due { at, seq, job }));
                             continue;
@@ -112,7 +111,7 @@ impl Timer {
                 }
             })
             .expect("timer thread starts");
-        Timer { stopping, tx: Some(tx), thread: Some(thread) }
+        Timer { tx: Some(tx), thread: Some(thread) }
     }
 
     pub fn sender(&self) -> TimerHandle {
@@ -121,11 +120,10 @@ impl Timer {
 
     /// Runs what is still due (replies are owed), then ends the thread.
     pub fn stop(&mut self) {
-        self.stopping.store(true, Ordering::Relaxed);
-        // Handles may live on (in the file systems' shared state): wake the
-        // thread so that it sees the flag.
+        // Handles may live on (in the file systems' shared state): tell the
+        // thread to end after what it was sent.
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send((Instant::now(), Box::new(|| {})));
+            let _ = tx.send(None);
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -141,7 +139,7 @@ impl Drop for Timer {
 
 #[derive(Clone)]
 pub struct TimerHandle {
-    tx: Sender<(Instant, Job)>,
+    tx: Sender<Msg>,
 }
 
 impl TimerHandle {
@@ -149,8 +147,10 @@ impl TimerHandle {
     pub fn at(&self, at: Instant, job: impl FnOnce() + Send + 'static) {
         if at <= Instant::now() {
             job();
-        } else if let Err(e) = self.tx.send((at, Box::new(job))) {
-            (e.0 .1)();
+        } else if let Err(e) = self.tx.send(Some((at, Box::new(job)))) {
+            if let Some((_, job)) = e.0 {
+                job();
+            }
         }
     }
 }

@@ -168,6 +168,7 @@ def db_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.db.runner import bench_db
@@ -175,10 +176,20 @@ def db_cmd(
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     try:
-        rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
-                       repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
-                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                       progress=line)
+        with contextlib.ExitStack() as stack:
+            if emulate:
+                from storlab import emulated
+                from storlab.errors import StorlabError
+
+                if dir is None:
+                    raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
+                dir = stack.enter_context(emulated.mounted(emulate, dir, [None]))[0]
+            rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
+                           repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
+                           commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
+                           progress=line)
+        if emulate:
+            rec = emulated.stamp(rec, emulate)
     finally:
         if line:
             line.done()
