@@ -50,6 +50,7 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
     spec under `workdir` (backing folders and mount points, removed after)
     and yields the mount points; unmounts on the way out, even on Ctrl-C."""
     scenario, config = parse_spec(spec)
+    Path(workdir).mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="storlab-emulate-", dir=workdir))
     # A database server running as its own user must reach the mount.
     os.chmod(base, 0o755)
@@ -93,7 +94,7 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
 
 def _stale(path: Path) -> bool:
     try:
-        os.stat(path)
+        os.listdir(path)  # asks the server; a stat may be answered from cache
         return False
     except OSError as e:
         import errno

@@ -32,6 +32,7 @@ throughput_mib_s = 125
 [configs.gp3-slow]
 host = "aws/ec2/r5b.24xlarge"
 [[configs.gp3-slow.pools]]
+role = "data"
 device = "aws/ebs/gp3"
 size_gib = 100
 iops = 3000

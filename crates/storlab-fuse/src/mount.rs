@@ -42,8 +42,11 @@ pub fn mounted_at(dir: &Path) -> Option<String> {
 
 /// A FUSE mount whose server is gone: the kernel answers ENOTCONN.
 pub fn is_stale(dir: &Path) -> bool {
+    // Opening the folder asks the server (a stat may come from cached attributes).
+    let gone = |e: std::io::Error| e.raw_os_error() == Some(libc::ENOTCONN);
     match std::fs::metadata(dir) {
-        Err(e) => e.raw_os_error() == Some(libc::ENOTCONN),
+        Err(e) => gone(e),
+        Ok(m) if m.is_dir() => std::fs::read_dir(dir).err().is_some_and(gone),
         Ok(_) => false,
     }
 }
