@@ -88,6 +88,24 @@ pub struct RunOptions {
     pub check: bool,
 }
 
+impl Default for TpccOptions {
+    fn default() -> Self {
+        TpccOptions { warehouses: 1, all_warehouses: false, key_and_think: false }
+    }
+}
+
+impl Default for RunOptions {
+    /// One user, no rampup, until the workload ends, one event loop per core.
+    fn default() -> Self {
+        RunOptions { vus: 1, rampup: Duration::ZERO, duration: Duration::ZERO, seed: 1, threads: 0, check: false }
+    }
+}
+
+/// Loader connections when the caller does not say: one per core, at most 8.
+pub fn default_loaders() -> u32 {
+    std::thread::available_parallelism().map_or(2, |n| n.get().min(8) as u32)
+}
+
 /// A one-thread runtime: the controller's, and each event loop's.
 fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| DbError::sql("starting the driver runtime", e))

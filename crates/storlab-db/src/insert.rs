@@ -21,6 +21,12 @@ pub struct InsertOptions {
     pub commit_every: u64,
 }
 
+impl Default for InsertOptions {
+    fn default() -> Self {
+        InsertOptions { rows_per_vu: 10_000, commit_every: 100 }
+    }
+}
+
 pub const TABLE: &str = "storlab_insert";
 
 const PG_SCHEMA: &str = "DROP TABLE IF EXISTS storlab_insert; \

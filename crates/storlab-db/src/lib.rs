@@ -20,7 +20,7 @@ pub mod sqlite_io;
 pub mod tpcc;
 pub mod wire;
 
-pub use driver::{prepare, run, Db, RunOptions, RunRecord, TpccOptions, Workload};
+pub use driver::{default_loaders, prepare, run, Db, RunOptions, RunRecord, TpccOptions, Workload};
 pub use error::{DbError, Result};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};

@@ -56,7 +56,10 @@ pub struct Target {
     pub mount: PathBuf,
 }
 
-#[derive(Debug, Clone)]
+/// What `emulate` takes besides the pools; fields left out of a JSON
+/// object keep their `Default`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
 pub struct Options {
     /// Every bucket starts this percent full (100 when `None`).
     pub initial_credits_pct: Option<f64>,

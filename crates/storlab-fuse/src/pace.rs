@@ -1,29 +1,23 @@
 //! Pacing real I/O with the model's resources: what the simulator does on
 //! its virtual clock, done on the wall clock. Time is seconds since the
-//! mount (`Secs`). An I/O arriving at `t` passes the host and path stage,
-//! then each member device it touches, through `storlab-sim`'s
-//! `DeploymentState` (the same caps, buckets and I/O accounting the
-//! simulator uses: there is no second model here); it completes at its
+//! mount (`Secs`). An I/O arriving at `t` is admitted by
+//! `storlab_model::pacing` — the host and path stage, then each member
+//! device it touches, with the same caps, buckets and I/O accounting the
+//! simulator uses (there is no second model here) — and completes at its
 //! admission plus a latency draw from the device's distribution.
-//!
-//! The pacing state lives in `storlab-sim` until it moves into
-//! `storlab-model`; this module is the only place that touches it.
 
 use std::collections::HashMap;
 use storlab_model::deployment::{Deployment, Pool};
 use storlab_model::latency::LatencyModel;
+use storlab_model::pacing::{PacerId, PacerSet, Stages};
+pub use storlab_model::pacing::Secs;
 use storlab_model::resources::{IoClass, PoolPlan, Resource, Unit};
 use storlab_model::scenario::HostCacheMode;
 use storlab_model::Catalog;
 use storlab_sim::dist::ServiceTime;
-use storlab_sim::engine::DeploymentState;
 use storlab_stats::rng::Rng;
 
 use crate::EmulateError;
-
-/// Seconds since the mount: the emulator's clock.
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]
-pub struct Secs(pub f64);
 
 /// One I/O as the pacer sees it.
 #[derive(Debug, Clone, Copy)]
@@ -35,38 +29,10 @@ pub struct Io {
     pub sequential: bool,
 }
 
-/// A plan's costs ordered as the simulator orders them: host and path
-/// entries first (one FIFO stage), then one group per member device.
+/// A plan and its stages on the deployment's pacers.
 struct Costs {
     plan: PoolPlan,
-    map: Vec<usize>,
-    /// Per (phase, class): the host entries, then the member groups.
-    host: Vec<Vec<(u32, f64)>>,
-    members: Vec<Vec<Vec<(u32, f64)>>>,
-}
-
-impl Costs {
-    fn new(plan: PoolPlan, map: Vec<usize>) -> Costs {
-        let mut host = Vec::new();
-        let mut members = Vec::new();
-        for k in 0..plan.table.phases {
-            for class in [IoClass::ReadHit, IoClass::ReadMiss, IoClass::Write] {
-                let row = plan.table.costs(k, class);
-                host.push(row.iter().filter(|(r, _)| plan.resources[*r as usize].member.is_none()).map(|&(r, c)| (map[r as usize] as u32, c)).collect());
-                let mut ms: Vec<u32> = row.iter().filter_map(|(r, _)| plan.resources[*r as usize].member).collect();
-                ms.sort_unstable();
-                ms.dedup();
-                members.push(
-                    ms.iter()
-                        .map(|m| {
-                            row.iter().filter(|(r, _)| plan.resources[*r as usize].member == Some(*m)).map(|&(r, c)| (map[r as usize] as u32, c)).collect()
-                        })
-                        .collect(),
-                );
-            }
-        }
-        Costs { plan, map, host, members }
-    }
+    stages: Stages,
 }
 
 /// Service times of a pool's device and of its host cache.
@@ -83,26 +49,25 @@ struct PoolState {
     index: usize,
     plans: HashMap<(u64, bool), Costs>,
     lat: PoolLatency,
-    /// Global pacers holding this pool's device buckets (BurstBalance).
-    buckets: Vec<usize>,
+    /// Pacers holding this pool's device buckets (BurstBalance).
+    buckets: Vec<PacerId>,
 }
 
 /// Queueing per global pacer since the last look, for "what binds".
 #[derive(Default)]
 struct Waits {
-    wait: HashMap<usize, f64>,
-    resource: HashMap<usize, Resource>,
+    wait: HashMap<PacerId, f64>,
+    resource: HashMap<PacerId, Resource>,
 }
 
 pub struct Pacer {
     dep: Deployment,
-    st: DeploymentState,
+    st: PacerSet,
     pools: Vec<PoolState>,
     rng: Rng,
     waits: Waits,
     /// Caps off: no resource, no latency (the overhead baseline).
     pub unpaced: bool,
-    initial_fraction: Option<f64>,
 }
 
 fn latencies(cat: &Catalog, dep: &Deployment, pool: &Pool) -> Result<PoolLatency, EmulateError> {
@@ -137,14 +102,18 @@ impl Pacer {
             let lat = latencies(cat, &dep, &dep.pools[pi])?;
             out.push(PoolState { index: pi, plans: HashMap::new(), lat, buckets: Vec::new() });
         }
-        let mut p = Pacer { dep, st: DeploymentState::new(), pools: out, rng: Rng::new(seed), waits: Waits::default(), unpaced: false, initial_fraction };
+        let mut p = Pacer { dep, st: PacerSet::new(), pools: out, rng: Rng::new(seed), waits: Waits::default(), unpaced: false };
         // Map every pool's resources once, so buckets exist (and start at
         // the asked-for balance) before the first I/O.
         for k in 0..p.pools.len() {
             p.costs(k, SIZE_STEP, false);
             let c = &p.pools[k].plans[&(SIZE_STEP, false)];
-            let buckets = c.plan.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| c.map[i]).collect();
+            let index = p.pools[k].index;
+            let buckets = c.plan.resources.iter().filter(|r| r.member.is_some() && r.bucket.is_some()).filter_map(|r| p.st.find(r.id.in_pool(index as u32))).collect();
             p.pools[k].buckets = buckets;
+        }
+        if let Some(f) = initial_fraction {
+            p.st.set_balance_percent(100.0 * f, Secs(0.0));
         }
         Ok(p)
     }
@@ -182,20 +151,13 @@ impl Pacer {
         let key = (size, seq);
         if !self.pools[k].plans.contains_key(&key) {
             let index = self.pools[k].index;
-            let mut plan = PoolPlan::new(&self.dep, &self.dep.pools[index], size as f64, seq);
-            if let Some(f) = self.initial_fraction {
-                for r in &mut plan.resources {
-                    if let Some(b) = &mut r.bucket {
-                        b.balance = b.capacity * f;
-                    }
-                }
-            }
-            let map = self.st.map(index, &plan);
+            let plan = PoolPlan::new(&self.dep, &self.dep.pools[index], size as f64, seq);
+            let ids = self.st.register(index, &plan);
             for (i, r) in plan.resources.iter().enumerate() {
-                self.waits.resource.entry(map[i]).or_insert_with(|| r.clone());
+                self.waits.resource.entry(ids[i]).or_insert_with(|| r.clone());
             }
-            let c = Costs::new(plan, map);
-            self.pools[k].plans.insert(key, c);
+            let stages = Stages::new(&plan, &ids);
+            self.pools[k].plans.insert(key, Costs { plan, stages });
         }
         &self.pools[k].plans[&key]
     }
@@ -208,12 +170,11 @@ impl Pacer {
         let size = io.len.max(1).div_ceil(SIZE_STEP) * SIZE_STEP;
         let k = io.pool;
         let c = self.costs(k, size, io.sequential);
-        let phases = c.plan.table.phases as u64;
+        let phases = c.stages.phases() as u64;
         // The I/O's place in the layout: its offset in I/Os of its size.
         let phase = if phases <= 1 { 0 } else { ((io.offset / size) % phases) as usize };
-        let row = phase * 3 + io.class as usize;
-        let host: Vec<(u32, f64)> = c.host[row].clone();
-        let members: Vec<Vec<(u32, f64)>> = c.members[row].clone();
+        let host: Vec<(PacerId, f64)> = c.stages.host(phase, io.class).to_vec();
+        let members: Vec<Vec<(PacerId, f64)>> = c.stages.members(phase, io.class).map(|(_, e)| e.to_vec()).collect();
         let a = self.pass(&host, t.0);
         let ps = &self.pools[k];
         let mut done = a;
@@ -230,14 +191,14 @@ impl Pacer {
         Secs(done)
     }
 
-    /// One stage, entry by entry (as `DeploymentState::pass` does over
-    /// them all), noting which resource made the I/O wait.
-    fn pass(&mut self, entries: &[(u32, f64)], t: f64) -> f64 {
+    /// One stage, entry by entry (as `PacerSet::pass` does over them all),
+    /// noting which resource made the I/O wait.
+    fn pass(&mut self, entries: &[(PacerId, f64)], t: f64) -> f64 {
         let mut a = t;
         for e in entries {
-            let b = self.st.pass(std::slice::from_ref(e), a);
+            let b = self.st.pass(std::slice::from_ref(e), Secs(a)).0;
             if b > a {
-                *self.waits.wait.entry(e.0 as usize).or_insert(0.0) += b - a;
+                *self.waits.wait.entry(e.0).or_insert(0.0) += b - a;
             }
             a = b;
         }
@@ -247,7 +208,7 @@ impl Pacer {
     /// BurstBalance of a pool at `t`: the lowest of its devices' buckets,
     /// `None` without a bucket.
     pub fn burst_balance(&self, pool: usize, t: Secs) -> Option<f64> {
-        self.pools[pool].buckets.iter().filter_map(|&b| self.st.pacers[b].balance_percent(t.0)).reduce(f64::min)
+        self.pools[pool].buckets.iter().filter_map(|&b| self.st.get(b).balance_percent(t)).reduce(f64::min)
     }
 
     /// The resource that imposed the most queueing since the last call, in
@@ -256,9 +217,9 @@ impl Pacer {
         let top = self.waits.wait.iter().max_by(|a, b| a.1.total_cmp(b.1)).map(|(&g, &w)| (g, w));
         self.waits.wait.clear();
         let (g, w) = top?;
-        let p = &self.st.pacers[g];
+        let p = self.st.get(g);
         // A linked resource (gp2 throughput) bursts while its link's bucket holds credits.
-        let full = p.has_credit(t.0) && p.linked().map_or(true, |l| self.st.pacers[l].has_credit(t.0));
+        let full = p.has_credit(t) && p.linked().map_or(true, |l| self.st.get(l).has_credit(t));
         let label = self.waits.resource.get(&g).map(|r| r.label(full)).unwrap_or_default();
         Some((label, w))
     }

@@ -1,7 +1,8 @@
 //! storlab-model: devices, pools, hosts, buckets, host caches, latency and
-//! costs — pure and deterministic. It knows nothing of time or I/O: the
+//! costs — pure and deterministic. It reads no clock and does no I/O: the
 //! simulator drives it on a virtual clock, the benchmark and the emulator
-//! against real I/O. One model, several engines.
+//! against real I/O, each passing its own time to `pacing`. One model,
+//! several engines.
 
 pub mod bucket;
 pub mod catalog;
@@ -12,6 +13,7 @@ pub mod error;
 pub mod latency;
 pub mod limits;
 pub mod num;
+pub mod pacing;
 pub mod report;
 pub mod resources;
 pub mod scenario;

@@ -28,8 +28,77 @@ pub enum Unit {
     Flows,
 }
 
+/// Whose limit a resource is: one member device of a pool, the host (shared
+/// by every pool), or the path a pool is reached by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Scope {
+    /// `index`: the pool's position in the deployment; `member`: the device's
+    /// position in the pool.
+    Pool { index: u32, member: u32 },
+    Host,
+    Path { pool: u32 },
+}
+
+/// What a resource limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A device's IOPS and throughput, with their buckets.
+    Iops,
+    Bytes,
+    /// A device's separate read and write limits.
+    ReadIops,
+    WriteIops,
+    ReadBytes,
+    WriteBytes,
+    /// A file server's network (per member) or the host's network bandwidth.
+    Network,
+    /// The host's EBS limits (EC2 dedicated EBS bandwidth, instance burst).
+    EbsIops,
+    EbsBytes,
+    /// Azure VM limits: uncached (disk traffic) and cached (host cache).
+    UncachedIops,
+    UncachedBytes,
+    CachedIops,
+    CachedBytes,
+    /// The single-flow limit of a network path.
+    Flows,
+}
+
+/// A resource's identity: the same limit has the same id in every plan of
+/// the deployment, whatever the I/O size. Engines key their state by it;
+/// labels are for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct ResourceId {
+    pub scope: Scope,
+    pub kind: Kind,
+}
+
+impl ResourceId {
+    /// The pool this resource belongs to; `None` for the host's.
+    pub fn pool(&self) -> Option<u32> {
+        match self.scope {
+            Scope::Pool { index, .. } => Some(index),
+            Scope::Path { pool } => Some(pool),
+            Scope::Host => None,
+        }
+    }
+
+    /// The same resource, placed in pool `index` (host resources stay shared).
+    pub fn in_pool(self, index: u32) -> ResourceId {
+        let scope = match self.scope {
+            Scope::Pool { member, .. } => Scope::Pool { index, member },
+            Scope::Path { .. } => Scope::Path { pool: index },
+            Scope::Host => Scope::Host,
+        };
+        ResourceId { scope, kind: self.kind }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Resource {
+    /// Which limit this is, independent of its text.
+    pub id: ResourceId,
     /// Who owns the limit: `device aws/ebs/gp2 (20 GiB) × 5`, `host t3.medium`, `path smb`.
     pub owner: String,
     /// Words before and after the bucket state in a binding: `EBS `, `uncached ` + `limit `.
@@ -165,13 +234,16 @@ fn push(out: &mut Vec<Resource>, r: Resource) -> usize {
 }
 
 fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberRes>, HostRes) {
+    // The pool's position in the deployment: its identity.
+    let pool_index = dep.pools.iter().position(|p| std::ptr::eq(p, pool)).unwrap_or(dep.pools.len()) as u32;
     let d: &DeviceModel = &pool.device;
     let owner = device_owner(pool);
     let each = pool.count > 1;
     let fs = d.kind == DeviceKind::FileSystem;
     let tp_unit = if fs { Unit::MbS } else { Unit::MibS };
     let mut out = Vec::new();
-    let base = |pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>, member: Option<u32>| Resource {
+    let base = |kind: Kind, pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>, member: u32| Resource {
+        id: ResourceId { scope: Scope::Pool { index: pool_index, member }, kind },
         owner: owner.clone(),
         pre,
         post,
@@ -181,28 +253,29 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         bucket,
         linked: None,
         flows: 0,
-        member,
+        member: Some(member),
     };
     let mut members = Vec::new();
     for m in 0..pool.count {
-        let iops = push(&mut out, base("", if fs { "disk " } else { "" }, Unit::Iops, d.iops, d.iops_bucket.clone(), Some(m)));
-        let mut b = base("", if fs { "disk " } else { "" }, tp_unit, d.bytes_s, d.bytes_bucket.clone(), Some(m));
+        let iops = push(&mut out, base(Kind::Iops, "", if fs { "disk " } else { "" }, Unit::Iops, d.iops, d.iops_bucket.clone(), m));
+        let mut b = base(Kind::Bytes, "", if fs { "disk " } else { "" }, tp_unit, d.bytes_s, d.bytes_bucket.clone(), m);
         if d.bytes_s.bucket == Some(BucketRef::Iops) {
             b.linked = Some(iops);
         }
         let bytes = push(&mut out, b);
         let flat = |v: Option<f64>| v.map(Cap::flat);
-        let read_iops = flat(d.read_iops).map(|c| push(&mut out, base("read ", "", Unit::Iops, c, None, Some(m))));
-        let write_iops = flat(d.write_iops).map(|c| push(&mut out, base("write ", "", Unit::Iops, c, None, Some(m))));
-        let read_bytes = flat(d.read_bytes_s).map(|c| push(&mut out, base("read ", "", Unit::MibS, c, None, Some(m))));
-        let write_bytes = flat(d.write_bytes_s).map(|c| push(&mut out, base("write ", "", Unit::MibS, c, None, Some(m))));
-        let net = d.network_bytes_s.map(|c| push(&mut out, base("", "network ", Unit::MbS, c, d.network_bucket.clone(), Some(m))));
+        let read_iops = flat(d.read_iops).map(|c| push(&mut out, base(Kind::ReadIops, "read ", "", Unit::Iops, c, None, m)));
+        let write_iops = flat(d.write_iops).map(|c| push(&mut out, base(Kind::WriteIops, "write ", "", Unit::Iops, c, None, m)));
+        let read_bytes = flat(d.read_bytes_s).map(|c| push(&mut out, base(Kind::ReadBytes, "read ", "", Unit::MibS, c, None, m)));
+        let write_bytes = flat(d.write_bytes_s).map(|c| push(&mut out, base(Kind::WriteBytes, "write ", "", Unit::MibS, c, None, m)));
+        let net = d.network_bytes_s.map(|c| push(&mut out, base(Kind::Network, "", "network ", Unit::MbS, c, d.network_bucket.clone(), m)));
         members.push(MemberRes { iops, bytes, read_iops, write_iops, read_bytes, write_bytes, net });
     }
 
     let h = &dep.host;
     let host_owner = format!("host {}", h.short());
-    let hres = |pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>| Resource {
+    let hres = |kind: Kind, pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>| Resource {
+        id: ResourceId { scope: Scope::Host, kind },
         owner: host_owner.clone(),
         pre,
         post,
@@ -218,31 +291,32 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
     let block_volume = pool.path == PathKind::Block && d.kind == DeviceKind::Volume;
     if block_volume {
         if let (Some(i), Some(b)) = (h.ebs_iops, h.ebs_bytes_s) {
-            let a = push(&mut out, hres("EBS ", "", Unit::Iops, i, h.ebs_iops_bucket.clone()));
-            let c = push(&mut out, hres("EBS ", "", Unit::MbS, b, h.ebs_bytes_bucket.clone()));
+            let a = push(&mut out, hres(Kind::EbsIops, "EBS ", "", Unit::Iops, i, h.ebs_iops_bucket.clone()));
+            let c = push(&mut out, hres(Kind::EbsBytes, "EBS ", "", Unit::MbS, b, h.ebs_bytes_bucket.clone()));
             host.ebs = Some((a, c));
         }
         if let (Some(i), Some(b)) = (h.uncached_iops, h.uncached_bytes_s) {
-            let a = push(&mut out, hres("uncached ", "limit ", Unit::Iops, i, h.uncached_iops_bucket.clone()));
-            let c = push(&mut out, hres("uncached ", "limit ", Unit::MibS, b, h.uncached_bytes_bucket.clone()));
+            let a = push(&mut out, hres(Kind::UncachedIops, "uncached ", "limit ", Unit::Iops, i, h.uncached_iops_bucket.clone()));
+            let c = push(&mut out, hres(Kind::UncachedBytes, "uncached ", "limit ", Unit::MibS, b, h.uncached_bytes_bucket.clone()));
             host.uncached = Some((a, c));
         }
         if pool.host_cache != HostCacheMode::None {
             if let (Some(i), Some(b)) = (h.cached_iops, h.cached_bytes_s) {
-                let a = push(&mut out, hres("cached ", "limit ", Unit::Iops, Cap::flat(i), None));
-                let c = push(&mut out, hres("cached ", "limit ", Unit::MibS, Cap::flat(b), None));
+                let a = push(&mut out, hres(Kind::CachedIops, "cached ", "limit ", Unit::Iops, Cap::flat(i), None));
+                let c = push(&mut out, hres(Kind::CachedBytes, "cached ", "limit ", Unit::MibS, Cap::flat(b), None));
                 host.cached = Some((a, c));
             }
         }
     }
     if pool.path.is_network() {
         if let Some(net) = h.network_bytes_s {
-            host.net = Some(push(&mut out, hres("network ", "", Unit::Gbps, net, None)));
+            host.net = Some(push(&mut out, hres(Kind::Network, "network ", "", Unit::Gbps, net, None)));
         }
         if let Some(flow) = h.flow_bytes_s {
             let flows = pool.flows.max(1);
-            let mut r = hres("", "", Unit::Flows, Cap::flat(flow * f64::from(flows)), None);
+            let mut r = hres(Kind::Flows, "", "", Unit::Flows, Cap::flat(flow * f64::from(flows)), None);
             r.owner = format!("path {}", pool.path.name());
+            r.id.scope = Scope::Path { pool: pool_index };
             r.flows = flows;
             host.flows = Some(push(&mut out, r));
         }

@@ -1,241 +1,39 @@
 //! The discrete-event engine. Each resource of the model (device, file
-//! server, host limit, path) is a pacer: it admits work at its peak rate
-//! while its bucket holds tokens and at its refill (baseline) rate once it
-//! is empty, like a token bucket with a peak-rate limiter (tc `tbf` with
-//! `peakrate`). An I/O is admitted when every resource it costs can take
-//! it; it completes a service-time draw later. Closed-loop workers keep
+//! server, host limit, path) is a pacer of `storlab_model::pacing`, the
+//! admission model every engine shares: an I/O is admitted when every
+//! resource it costs can take it; it completes a service-time draw later. Closed-loop workers keep
 //! `iodepth × numjobs` I/Os in flight; think time and `rate_iops` space
 //! them out. Time is virtual: hours of cloud time run in seconds.
 
 use crate::dist::ServiceTime;
 use storlab_stats::Histogram;
 use crate::rng::Rng;
-use crate::series::SeriesSink;
-use std::collections::{BinaryHeap, HashMap};
-use storlab_model::device::Cap;
-use storlab_model::resources::{IoClass, PoolPlan, Resource};
+use std::collections::BinaryHeap;
+use storlab_model::pacing::{PacerId, PacerSet, Secs, Stages};
+use storlab_model::resources::{IoClass, PoolPlan};
 use storlab_workload::Job;
 
-#[derive(Debug, Clone)]
-struct Tokens {
-    capacity: f64,
-    refill_per_s: f64,
-    balance: f64,
-    last: f64,
-}
-
-impl Tokens {
-    #[inline]
-    fn at(&self, t: f64) -> f64 {
-        (self.balance + self.refill_per_s * (t - self.last).max(0.0)).min(self.capacity)
-    }
-}
-
-/// One resource's state while a deployment runs.
-#[derive(Debug, Clone)]
-pub struct Pacer {
-    free_at: f64,
-    inv_peak: f64,
-    inv_base: f64,
-    tokens: Option<Tokens>,
-    linked: Option<usize>,
-    /// Queueing this resource imposed in the current job (for "what bound it").
-    wait: f64,
-    /// Time the current job ran this resource at its peak rate and at its
-    /// baseline (an empty bucket, or a linked bucket empty), to say which bound.
-    at_peak: f64,
-    at_base: f64,
-}
-
-fn inv(rate: f64) -> f64 {
-    if rate.is_finite() && rate > 0.0 {
-        1.0 / rate
-    } else {
-        0.0
-    }
-}
-
-impl Pacer {
-    fn new(r: &Resource) -> Pacer {
-        let Cap { baseline, peak, .. } = r.cap;
-        Pacer {
-            free_at: 0.0,
-            inv_peak: inv(peak),
-            inv_base: inv(baseline),
-            tokens: r.bucket.as_ref().map(|b| Tokens { capacity: b.capacity, refill_per_s: b.refill_per_s, balance: b.balance, last: 0.0 }),
-            linked: None,
-            wait: 0.0,
-            at_peak: 0.0,
-            at_base: 0.0,
-        }
-    }
-
-    /// Whether the job ran at this resource's peak more often than at its
-    /// baseline: the state its binding is reported in.
-    pub fn mostly_at_peak(&self) -> bool {
-        self.at_peak >= self.at_base
-    }
-
-    /// Percent of the bucket left at `t` (CloudWatch BurstBalance).
-    pub fn has_credit(&self, t: f64) -> bool {
-        self.tokens.as_ref().map_or(true, |b| b.at(t) > 0.0)
-    }
-
-    pub fn linked(&self) -> Option<usize> {
-        self.linked
-    }
-
-    pub fn balance_percent(&self, t: f64) -> Option<f64> {
-        self.tokens.as_ref().map(|b| if b.capacity > 0.0 { 100.0 * b.at(t) / b.capacity } else { 100.0 })
-    }
+/// Where the engine reports what happened: completions, and simulated time
+/// passing (the CloudWatch-style series of `series`, or anything else that
+/// counts). The engine owns this role; a sink never calls the engine.
+pub trait Sink {
+    /// Simulated time reached `t`; `pacers` holds the buckets' state.
+    fn advance(&mut self, t: Secs, pacers: &PacerSet);
+    /// An I/O of `bytes` on pool `pool` completed after `latency_s`.
+    fn complete(&mut self, pool: usize, read: bool, bytes: f64, latency_s: f64);
 }
 
 /// The state of one deployment across the jobs run on it: buckets drain in
 /// one job and are still drained in the next.
+#[derive(Default)]
 pub struct DeploymentState {
-    pub pacers: Vec<Pacer>,
-    keys: HashMap<String, usize>,
-    pub now: f64,
+    pub pacers: PacerSet,
+    pub now: Secs,
 }
 
 impl DeploymentState {
     pub fn new() -> Self {
-        DeploymentState { pacers: Vec::new(), keys: HashMap::new(), now: 0.0 }
-    }
-
-    /// Global pacer indices for a plan's resources: a pool's own resources
-    /// are keyed by pool, the host's are shared by every pool.
-    pub fn map(&mut self, pool_index: usize, plan: &PoolPlan) -> Vec<usize> {
-        let mut out = Vec::with_capacity(plan.resources.len());
-        for (i, r) in plan.resources.iter().enumerate() {
-            let key = if r.member.is_some() || r.owner.starts_with("path ") {
-                format!("pool{pool_index}/{i}")
-            } else {
-                format!("{}/{}{}{:?}", r.owner, r.pre, r.post, r.unit)
-            };
-            let idx = match self.keys.get(&key) {
-                Some(&g) => g,
-                None => {
-                    self.pacers.push(Pacer::new(r));
-                    self.keys.insert(key, self.pacers.len() - 1);
-                    self.pacers.len() - 1
-                }
-            };
-            out.push(idx);
-        }
-        for (i, r) in plan.resources.iter().enumerate() {
-            if let Some(l) = r.linked {
-                self.pacers[out[i]].linked = Some(out[l]);
-            }
-        }
-        out
-    }
-
-    /// The earliest admission at or after `t`, and whether the bucket (not
-    /// the peak rate) made the I/O wait.
-    #[inline]
-    fn earliest(&self, r: usize, cost: f64, t: f64) -> (f64, bool) {
-        let p = &self.pacers[r];
-        let mut e = t.max(p.free_at);
-        let mut empty = false;
-        if let Some(b) = &p.tokens {
-            let bal = b.at(e);
-            if bal < cost {
-                e += if b.refill_per_s > 0.0 { (cost - bal) / b.refill_per_s } else { f64::INFINITY };
-                empty = true;
-            }
-        }
-        (e, empty)
-    }
-
-    /// Passes an I/O arriving at `t` through one stage's resources in turn
-    /// (each admits it when it can take it) and returns when it left.
-    #[inline]
-    pub fn pass(&mut self, entries: &[(u32, f64)], t: f64) -> f64 {
-        let mut a = t;
-        for &(r, c) in entries {
-            let (e, empty) = self.earliest(r as usize, c, a);
-            if e > a {
-                self.pacers[r as usize].wait += e - a;
-                a = e;
-            }
-            self.commit(r as usize, c, a, empty);
-        }
-        a
-    }
-
-    #[inline]
-    fn commit(&mut self, r: usize, cost: f64, a: f64, empty: bool) {
-        let (inv, at_base) = match self.pacers[r].linked {
-            Some(l) => {
-                let lp = &self.pacers[l];
-                if lp.tokens.as_ref().map_or(true, |b| b.at(a) > 0.0) {
-                    (self.pacers[r].inv_peak, false)
-                } else {
-                    (self.pacers[r].inv_base, true)
-                }
-            }
-            None => (self.pacers[r].inv_peak, empty),
-        };
-        let p = &mut self.pacers[r];
-        // Time spent at each rate, so a long stretch at the baseline
-        // outweighs the many fast I/Os of a short burst.
-        if at_base {
-            p.at_base += cost * p.inv_base;
-        } else {
-            p.at_peak += cost * inv;
-        }
-        if let Some(b) = &mut p.tokens {
-            b.balance = (b.at(a) - cost).max(0.0);
-            b.last = b.last.max(a);
-        }
-        p.free_at = a + cost * inv;
-    }
-}
-
-impl Default for DeploymentState {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Costs remapped to the deployment's global pacers and ordered as the
-/// I/O path meets them: the host's and the path's limits first (one FIFO
-/// stage, in issue order), then each member device on its own, so an I/O
-/// queued at one busy member never holds up I/O to the others.
-struct Costs {
-    entries: Vec<(u32, f64)>,
-    /// Per (phase, class): the host entries, then the member groups.
-    spans: Vec<(u32, u32, u32, u32)>,
-    /// (member, first entry, end entry).
-    groups: Vec<(u32, u32, u32)>,
-    phases: usize,
-}
-
-impl Costs {
-    fn new(plan: &PoolPlan, map: &[usize]) -> Costs {
-        let mut c = Costs { entries: Vec::new(), spans: Vec::new(), groups: Vec::new(), phases: plan.table.phases };
-        for k in 0..plan.table.phases {
-            for class in [IoClass::ReadHit, IoClass::ReadMiss, IoClass::Write] {
-                let row = plan.table.costs(k, class);
-                let start = c.entries.len() as u32;
-                c.entries.extend(row.iter().filter(|(r, _)| plan.resources[*r as usize].member.is_none()).map(|&(r, cost)| (map[r as usize] as u32, cost)));
-                let host_end = c.entries.len() as u32;
-                let g0 = c.groups.len() as u32;
-                let mut members: Vec<u32> = row.iter().filter_map(|(r, _)| plan.resources[*r as usize].member).collect();
-                members.sort_unstable();
-                members.dedup();
-                for m in members {
-                    let gs = c.entries.len() as u32;
-                    c.entries.extend(
-                        row.iter().filter(|(r, _)| plan.resources[*r as usize].member == Some(m)).map(|&(r, cost)| (map[r as usize] as u32, cost)),
-                    );
-                    c.groups.push((m, gs, c.entries.len() as u32));
-                }
-                c.spans.push((start, host_end, g0, c.groups.len() as u32));
-            }
-        }
-        c
+        Self::default()
     }
 }
 
@@ -274,9 +72,9 @@ pub struct JobOutcome {
     pub hist: Histogram,
     pub read_hist: Histogram,
     pub write_hist: Histogram,
-    /// Global pacer with the most queueing, and the total queueing and
+    /// The pacer with the most queueing, and the total queueing and
     /// latency, for "what bound it".
-    pub top_wait: Option<(usize, f64)>,
+    pub top_wait: Option<(PacerId, f64)>,
     pub total_latency_s: f64,
     pub events: u64,
     pub interrupted: bool,
@@ -294,8 +92,8 @@ pub struct JobSpec<'a> {
     pub job: &'a Job,
     pub pool_index: usize,
     pub plan: &'a PoolPlan,
-    /// The plan's resources as the deployment's pacers (`DeploymentState::map`).
-    pub map: &'a [usize],
+    /// The plan's resources as the deployment's pacers (`PacerSet::register`).
+    pub map: &'a [PacerId],
     pub lat: &'a Latencies,
     pub hit_ratio: f64,
 }
@@ -303,23 +101,18 @@ pub struct JobSpec<'a> {
 /// Runs one job on the deployment's current state, feeding per-period
 /// counters to `sink`. `progress` is called now and then with the simulated
 /// time reached; returning false stops the job (what it measured is kept).
-pub fn run_job(
+pub fn run_job<S: Sink>(
     st: &mut DeploymentState,
     spec: &JobSpec,
     rng: &mut Rng,
-    sink: &mut SeriesSink,
-    progress: &mut dyn FnMut(f64) -> bool,
+    sink: &mut S,
+    progress: &mut dyn FnMut(Secs) -> bool,
 ) -> JobOutcome {
     let job = spec.job;
     let map = spec.map;
-    let costs = Costs::new(spec.plan, map);
-    for &g in map {
-        let p = &mut st.pacers[g];
-        p.wait = 0.0;
-        p.at_peak = 0.0;
-        p.at_base = 0.0;
-    }
-    let start = st.now;
+    let costs = Stages::new(spec.plan, map);
+    st.pacers.reset_stats(map);
+    let start = st.now.0;
     let ramp = job.ramp_time.as_secs_f64();
     let measured = job.runtime.map(|r| r.as_secs_f64() * f64::from(job.loops.max(1)));
     let window_start = start + ramp;
@@ -376,27 +169,27 @@ pub fn run_job(
         } else {
             IoClass::ReadMiss
         };
-        let phase = if costs.phases <= 1 {
+        let phases = costs.phases();
+        let phase = if phases <= 1 {
             0
         } else if random {
-            rng.below(costs.phases as u64) as usize
+            rng.below(phases as u64) as usize
         } else {
             let p = seq_phase[thread];
-            seq_phase[thread] = (p + 1) % costs.phases;
+            seq_phase[thread] = (p + 1) % phases;
             p
         };
-        let (h0, h1, g0, g1) = costs.spans[phase * 3 + class as usize];
         // The host and path stage, in issue order.
-        let a = st.pass(&costs.entries[h0 as usize..h1 as usize], t);
+        let a = st.pacers.pass(costs.host(phase, class), Secs(t)).0;
         // Each member device on its own; the I/O completes when its slowest
         // piece does (fork-join).
         let mut done = a;
-        if g0 == g1 {
+        if costs.no_members(phase, class) {
             done = a + spec.lat.hit.as_ref().unwrap_or(&spec.lat.read).draw(rng);
         }
         let dist = if class == IoClass::Write { &spec.lat.write } else { &spec.lat.read };
-        for &(_, e0, e1) in &costs.groups[g0 as usize..g1 as usize] {
-            let am = st.pass(&costs.entries[e0 as usize..e1 as usize], a);
+        for (_, e) in costs.members(phase, class) {
+            let am = st.pacers.pass(e, Secs(a)).0;
             done = done.max(am + dist.draw(rng));
         }
         issued_at[slot] = t;
@@ -415,7 +208,6 @@ pub fn run_job(
         bytes_issued += bs;
         heap.push(std::cmp::Reverse(Event::new(done, slot)));
     }
-    sink.start_job(spec.pool_index);
     // The next completion is always the heap's top; the slot's next I/O
     // usually replaces it in place (one sift-down instead of a pop and a push).
     while let Some(&std::cmp::Reverse(Event { t_bits, slot })) = heap.peek() {
@@ -452,10 +244,10 @@ pub fn run_job(
         }
         let slot = slot as usize;
         out.events += 1;
-        sink.advance(done, st);
+        sink.advance(Secs(done), &st.pacers);
         let lat = done - issued_at[slot];
         let read = class_of[slot] != IoClass::Write as u8;
-        sink.add(read, bs, lat);
+        sink.complete(spec.pool_index, read, bs, lat);
         if done >= window_start && window_end.map_or(true, |e| done <= e) {
             out.ios += 1;
             out.bytes += bs;
@@ -468,7 +260,7 @@ pub fn run_job(
             }
         }
         last_done = last_done.max(done);
-        if out.events & 0xF_FFFF == 0 && !progress(done) {
+        if out.events & 0xF_FFFF == 0 && !progress(Secs(done)) {
             stopped = true;
             out.interrupted = true;
         }
@@ -494,10 +286,10 @@ pub fn run_job(
     };
     out.top_wait = map
         .iter()
-        .map(|&g| (g, st.pacers[g].wait))
+        .map(|&g| (g, st.pacers.get(g).wait_s))
         .filter(|(_, w)| *w > 0.0)
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-    st.now = last_done.max(window_end.unwrap_or(last_done));
+    st.now = Secs(last_done.max(window_end.unwrap_or(last_done)));
     out.hist.merge(&out.read_hist);
     out.hist.merge(&out.write_hist);
     out

@@ -16,7 +16,7 @@ use std::path::Path;
 use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::latency::LatencyModel;
 use storlab_model::limits::primary_pool;
-use storlab_model::resources::PoolPlan;
+use storlab_model::resources::{Kind, PoolPlan};
 use storlab_model::scenario::{HostCacheMode, ScenarioFile};
 use storlab_model::{Catalog, ModelError};
 use storlab_workload::{Workload, WorkloadError};
@@ -142,15 +142,14 @@ pub fn simulate(
         let mut host_buckets = (None, None);
         for (pi, pool) in dep.pools.iter().enumerate() {
             let plan0 = PoolPlan::new(dep, pool, 4096.0, false);
-            let map = st.map(pi, &plan0);
+            let map = st.pacers.register(pi, &plan0);
             let buckets = plan0.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| map[i]).collect();
             sink_pools.push(series::SinkPool { name: format!("pool {}", pool.role.name()), buckets });
-            for (i, r) in plan0.resources.iter().enumerate() {
-                if r.owner.starts_with("host ") && r.pre == "EBS " && r.bucket.is_some() {
-                    match r.unit {
-                        storlab_model::resources::Unit::Iops => host_buckets.0 = Some(map[i]),
-                        _ => host_buckets.1 = Some(map[i]),
-                    }
+            for (i, r) in plan0.resources.iter().enumerate().filter(|(_, r)| r.bucket.is_some()) {
+                match r.id.kind {
+                    Kind::EbsIops => host_buckets.0 = Some(map[i]),
+                    Kind::EbsBytes => host_buckets.1 = Some(map[i]),
+                    _ => {}
                 }
             }
         }
@@ -175,7 +174,7 @@ pub fn simulate(
             };
             let pool = &dep.pools[pool_index];
             let plan = PoolPlan::new(dep, pool, job.bs_bytes as f64, !job.rw.is_random());
-            let map = st.map(pool_index, &plan);
+            let map = st.pacers.register(pool_index, &plan);
             let lat = latencies(cat, dep, pool, &mut unverified)?;
             let hit_ratio = if plan.cached {
                 dep.host.cache_gib.map_or(1.0, |g| (g * (1u64 << 30) as f64 / job.size_bytes as f64).min(1.0))
@@ -184,7 +183,7 @@ pub fn simulate(
             };
             let mut rng = rng::Rng::new(wl.seed ^ ((ci as u64) << 32) ^ (ji as u64).wrapping_mul(0x9E37_79B9));
             let spec = JobSpec { job, pool_index, plan: &plan, map: &map, lat: &lat, hit_ratio };
-            let mut prog = |t: f64| progress(((done_before + t - 0.0) / planned).min(1.0));
+            let mut prog = |t: storlab_model::pacing::Secs| progress(((done_before + t.0 - 0.0) / planned).min(1.0));
             let o = run_job(&mut st, &spec, &mut rng, &mut sink, &mut prog);
 
             // What bound it: the resource that imposed the most queueing,
@@ -192,7 +191,7 @@ pub fn simulate(
             let binding = match o.top_wait {
                 Some((g, w)) if w > 0.05 * o.total_latency_s.max(1e-12) * (o.events as f64 / o.ios.max(1) as f64) => {
                     let i = map.iter().position(|&x| x == g).unwrap_or(0);
-                    plan.resources[i].label(st.pacers[g].mostly_at_peak())
+                    plan.resources[i].label(st.pacers.get(g).mostly_at_peak())
                 }
                 _ if job.arrival_iops.is_some() => "arrivals: the offered rate, no limit reached".to_string(),
                 _ => match job.outstanding() {
@@ -227,10 +226,10 @@ pub fn simulate(
                 break;
             }
             // CrystalDiskMark's interval: the deployment idles, buckets refill.
-            st.now += wl.interval.as_secs_f64();
+            st.now = st.now.plus(wl.interval.as_secs_f64());
         }
-        simulated_s += st.now;
-        all_series.extend(sink.finish(st.now, &st));
+        simulated_s += st.now.0;
+        all_series.extend(sink.finish(st.now, &st.pacers));
         if interrupted {
             break;
         }

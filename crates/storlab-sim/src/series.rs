@@ -5,7 +5,8 @@
 //! statistics follow the CloudWatch user guides (reference/cloud-specs.md §6).
 //! Memory grows with the number of periods only, never with I/Os.
 
-use crate::engine::DeploymentState;
+use crate::engine::Sink;
+use storlab_model::pacing::{PacerId, PacerSet, Secs};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -34,7 +35,7 @@ struct Counters {
 /// its BurstBalance.
 pub struct SinkPool {
     pub name: String,
-    pub buckets: Vec<usize>,
+    pub buckets: Vec<PacerId>,
 }
 
 pub struct SeriesSink {
@@ -42,24 +43,22 @@ pub struct SeriesSink {
     period: f64,
     period_end: f64,
     pools: Vec<SinkPool>,
-    current: usize,
     counters: Vec<Counters>,
     rows: Vec<Vec<Counters>>,
     balances: Vec<Vec<Option<f64>>>,
     host_balance: Vec<(Option<f64>, Option<f64>)>,
-    host_buckets: (Option<usize>, Option<usize>),
+    host_buckets: (Option<PacerId>, Option<PacerId>),
     rds: bool,
 }
 
 impl SeriesSink {
-    pub fn new(config: &str, period_s: f64, pools: Vec<SinkPool>, host_buckets: (Option<usize>, Option<usize>), rds: bool) -> Self {
+    pub fn new(config: &str, period_s: f64, pools: Vec<SinkPool>, host_buckets: (Option<PacerId>, Option<PacerId>), rds: bool) -> Self {
         let n = pools.len();
         SeriesSink {
             config: config.to_string(),
             period: period_s,
             period_end: period_s,
             pools,
-            current: 0,
             counters: vec![Counters::default(); n],
             rows: Vec::new(),
             balances: Vec::new(),
@@ -69,36 +68,41 @@ impl SeriesSink {
         }
     }
 
-    pub fn start_job(&mut self, pool: usize) {
-        self.current = pool;
-    }
-
-    fn flush(&mut self, st: &DeploymentState) {
-        let t = self.period_end;
+    fn flush(&mut self, st: &PacerSet) {
+        let t = Secs(self.period_end);
         self.rows.push(std::mem::take(&mut self.counters).into_iter().collect());
         self.counters = vec![Counters::default(); self.pools.len()];
         self.balances.push(
             self.pools
                 .iter()
-                .map(|p| p.buckets.iter().filter_map(|&b| st.pacers[b].balance_percent(t)).reduce(f64::min))
+                .map(|p| p.buckets.iter().filter_map(|&b| st.get(b).balance_percent(t)).reduce(f64::min))
                 .collect(),
         );
-        let hb = |b: Option<usize>| b.and_then(|b| st.pacers[b].balance_percent(t));
+        let hb = |b: Option<PacerId>| b.and_then(|b| st.get(b).balance_percent(t));
         self.host_balance.push((hb(self.host_buckets.0), hb(self.host_buckets.1)));
         self.period_end += self.period;
     }
 
+    /// Closes the periods up to `end` (the last one may be partial) and
+    /// returns the series.
+    pub fn finish(mut self, end: Secs, st: &PacerSet) -> Vec<Series> {
+        self.advance(end, st);
+        self.series(st)
+    }
+}
+
+impl Sink for SeriesSink {
     /// Closes every period that ends at or before `t`.
     #[inline]
-    pub fn advance(&mut self, t: f64, st: &DeploymentState) {
-        while t >= self.period_end {
+    fn advance(&mut self, t: Secs, st: &PacerSet) {
+        while t.0 >= self.period_end {
             self.flush(st);
         }
     }
 
     #[inline]
-    pub fn add(&mut self, read: bool, bytes: f64, latency_s: f64) {
-        let c = &mut self.counters[self.current];
+    fn complete(&mut self, pool: usize, read: bool, bytes: f64, latency_s: f64) {
+        let c = &mut self.counters[pool];
         if read {
             c.read_ops += 1.0;
             c.read_bytes += bytes;
@@ -110,10 +114,10 @@ impl SeriesSink {
         }
     }
 
-    /// Closes the periods up to `end` (the last one may be partial) and
-    /// returns the series.
-    pub fn finish(mut self, end: f64, st: &DeploymentState) -> Vec<Series> {
-        self.advance(end, st);
+}
+
+impl SeriesSink {
+    fn series(mut self, st: &PacerSet) -> Vec<Series> {
         if self.counters.iter().any(|c| c.read_ops + c.write_ops > 0.0) || self.rows.is_empty() {
             self.flush(st);
         }

@@ -171,7 +171,7 @@ def db_cmd(
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
-    from storlab.db.runner import bench_db
+    from storlab.api import bench_db
 
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
@@ -207,8 +207,7 @@ def db_cmd(
             if s["metric"] == "RowsInserted":
                 rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
-        tip = rec.get("tipping_point")
-        if tip:
+        for tip in rec.get("tipping_point", []):
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():
