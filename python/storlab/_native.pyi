@@ -15,6 +15,8 @@ __all__ = [
     "db_sweep_done",
     "record_schema_json",
     "record_check_json",
+    "emulate_json",
+    "emulate_unmount",
     "__version__",
 ]
 
