@@ -95,7 +95,7 @@ def main() -> None:
     skip = set(a.skip.split(",")) - {""}
     base = Path(tempfile.mkdtemp(prefix="emu-precision-", dir=a.dir))
     sc = base / "s.toml"
-    sc.write_text(SCENARIO.format(cap_runtime=a.cap_runtime, qd1_runtime=a.qd1_runtime))
+    sc.write_text(SCENARIO.format(cap_runtime=int(a.cap_runtime), qd1_runtime=int(a.qd1_runtime)))
     doc: dict = {"bench": "emulate_precision", "host": host(), "rounds": a.rounds}
     try:
         sim = simulate(sc)
