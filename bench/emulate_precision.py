@@ -152,10 +152,18 @@ def main() -> None:
             t0 = next(i for i, v in enumerate(reads) if v > 2000)
             t_empty = next((i for i, v in enumerate(bb) if v <= 0.0 and i >= t0), None)
             measured = None if t_empty is None else t_empty - t0
+            # fio's rate limiter delivers a little under 3,000 IOPS on a busy
+            # machine: the modelled time at the rate it delivered is the fair mark.
+            delivered = sum(reads[t0:t_empty]) / max(1, (t_empty or len(reads)) - t0)
+            at_delivered = pct / 100 * 5.4e6 / (delivered - 300)
             doc["burst"] = {"initial_credits_pct": pct, "modelled_s": modelled, "measured_s": measured,
-                            "error": None if measured is None else measured / modelled - 1, "reads": reads, "burst_balance": bb}
-            print(f"burst: BurstBalance 0 after {measured} s of 3,000 IOPS, modelled {modelled:.0f} s "
-                  f"({'n/a' if measured is None else f'{measured / modelled - 1:+.1%}'}, target ±3 %; periods of 1 s)")
+                            "error": None if measured is None else measured / modelled - 1,
+                            "delivered_iops": delivered, "modelled_at_delivered_s": at_delivered,
+                            "error_at_delivered": None if measured is None else measured / at_delivered - 1,
+                            "reads": reads, "burst_balance": bb}
+            print(f"burst: BurstBalance 0 after {measured} s, modelled {modelled:.0f} s at 3,000 IOPS "
+                  f"({'n/a' if measured is None else f'{measured / modelled - 1:+.1%}'}), {at_delivered:.1f} s at the "
+                  f"{delivered:.0f} IOPS fio delivered ({'n/a' if measured is None else f'{measured / at_delivered - 1:+.1%}'}; target ±3 %; periods of 1 s)")
         if "cdm" not in skip:
             cdm = base / "cdm.toml"
             cdm.write_text(CDM)

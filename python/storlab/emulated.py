@@ -63,7 +63,7 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
         cmd += ["--backing", str(base / f"backing-{r or 'primary'}"), "--mount", str(m)]
     cmd += extra or []
     log = open(base / "emulate.log", "w+")
-    p = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True)
+    p = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True, preexec_fn=_die_with_parent)
     try:
         deadline = time.time() + 120
         while not (base / "ready.json").exists():
@@ -90,6 +90,15 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _die_with_parent() -> None:
+    """In the emulator's process: SIGTERM (unmount, exit) when the process
+    that started it dies, so a killed benchmark leaves no mount behind."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _stale(path: Path) -> bool:
