@@ -430,8 +430,7 @@ fn db_prepare_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, see
     let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
         with_db_progress(w, |p| storlab_db::prepare(&db, &wl, seed, loaders, p))
     })?;
-    let load = r.map_err(|e| e.to_py(py))?;
-    let load: storlab_record::db::Load = serde_json::from_value(load).map_err(|e| raise(py, "EngineError", format!("bench db: the load summary: {e}")))?;
+    let load: storlab_record::db::Load = r.map_err(|e| e.to_py(py))?;
     if stopped {
         return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
     }
@@ -470,8 +469,7 @@ fn db_run_json(
     let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
         with_db_progress(w, |p| storlab_db::run(&db, &wl, &opts, p))
     })?;
-    let run = r.map_err(|e| e.to_py(py))?;
-    let mut run: storlab_record::DbRun = serde_json::from_value(run).map_err(|e| raise(py, "EngineError", format!("bench db: the run: {e}")))?;
+    let mut run: storlab_record::DbRun = r.map_err(|e| e.to_py(py))?;
     run.interrupted |= stopped;
     Ok(json(&run))
 }
