@@ -40,6 +40,13 @@ $(STAMPS)/system: Makefile
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
+	@# `storlab emulate` mounts through /dev/fuse; fuse3 provides fusermount3
+	@# (unmounting as a non-root user) and the FUSE tests need it in CI.
+	@if ! command -v fusermount3 >/dev/null 2>&1; then \
+	  echo "installing Debian's fuse3 package (storlab emulate)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fuse3 >/dev/null; \
+	fi
 	@mkdir -p $(STAMPS) && touch $@
 
 install: $(STAMPS)/install $(STAMPS)/system ## Create .venv at the repo root with storlab in it
@@ -67,6 +74,9 @@ bench: install ## Run the benchmarks beside their peers (minutes; results under 
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
 	$(BIN)/python bench/db_vs_pgbench.py --out bench/runs/$$(date +%F)/db_vs_pgbench.json
+	command -v bindfs >/dev/null || (apt-get update -qq && apt-get install -y -qq bindfs)
+	$(BIN)/python bench/emulate_overhead.py --out bench/runs/$$(date +%F)/emulate_overhead.json
+	$(BIN)/python bench/emulate_precision.py --out bench/runs/$$(date +%F)/emulate_precision.json
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

@@ -15,6 +15,8 @@ __all__ = [
     "db_sweep_done",
     "record_schema_json",
     "record_check_json",
+    "emulate_json",
+    "emulate_unmount",
     "__version__",
 ]
 
@@ -119,3 +121,17 @@ def record_schema_json() -> str:
 
 def record_check_json(name: str, text: str) -> str:
     """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
+
+def emulate_json(
+    catalog: Catalog,
+    scenario_name: str,
+    scenario_text: str,
+    config: str,
+    targets: list[tuple[str | None, str, str]],
+    options_json: str,
+    status: Callable[[str], object] | None = None,
+) -> str:
+    """Serves the emulated pools until a signal reaches Python, then unmounts; the summary with its series."""
+
+def emulate_unmount(dir: str) -> bool:
+    """Clears an emulated volume mounted at dir (stale or live); False when nothing was mounted."""

@@ -3,6 +3,7 @@ definitions as the simulator — CrystalDiskMark presets or fio job files."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -45,6 +46,7 @@ def disk_cmd(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
@@ -55,15 +57,22 @@ def disk_cmd(
 
     check_output(report)
     err = Console(stderr=True)
-    if sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress
+    with contextlib.ExitStack() as stack:
+        if emulate:
+            from storlab import emulated
 
-        with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
-            task = bar.add_task("bench", total=None)
-            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
-                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
-    else:
-        rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+            path = stack.enter_context(emulated.mounted(emulate, path, [None]))[0]
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress
+
+            with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
+                task = bar.add_task("bench", total=None)
+                rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
+                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
+        else:
+            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+    if emulate:
+        rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
     if report is not None:
@@ -169,6 +178,7 @@ def db_cmd(
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.api import bench_db
@@ -178,10 +188,20 @@ def db_cmd(
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     try:
-        rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
-                       repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
-                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                       progress=line, profile_out=profile_out)
+        with contextlib.ExitStack() as stack:
+            if emulate:
+                from storlab import emulated
+                from storlab.errors import StorlabError
+
+                if dir is None:
+                    raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
+                dir = stack.enter_context(emulated.mounted(emulate, dir, [None]))[0]
+            rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
+                           repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
+                           commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
+                           progress=line, profile_out=profile_out)
+        if emulate:
+            rec = emulated.stamp(rec, emulate)
     finally:
         if line:
             line.done()
