@@ -6,6 +6,7 @@
 //! latency distributions, CloudWatch-style series.
 
 
+pub mod db;
 pub mod dist;
 pub mod engine;
 pub use storlab_stats::rng;
