@@ -17,8 +17,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(STAMPS)/deps: $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8"
+$(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "jsonschema>=4" "mypy>=1.10"
 	@mkdir -p $(STAMPS) && touch $@
 
 $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
@@ -46,7 +46,8 @@ test: install test-rust test-python ## Set up and run every test (cargo and pyte
 test-rust: ## cargo tests of the Rust crates
 	cargo test --release --workspace --exclude storlab-py
 
-test-python: install ## pytest: API, CLI, examples, binding
+test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
+	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q
 
 test-quick: install ## pytest without the slow and server-needing tests

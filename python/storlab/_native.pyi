@@ -1,12 +1,121 @@
-"""Type stub for the Rust extension (crates/storlab-py). Results are JSON text."""
+"""Type stub for the Rust extension (crates/storlab-py). Records cross as
+JSON text; options left as None take the Rust defaults. Checked against the
+built module by `make test` (mypy's stubtest)."""
+
+from typing import Callable, final
+
+__all__ = [
+    "Catalog",
+    "DbTarget",
+    "DbWorkload",
+    "bench_disk_json",
+    "db_prepare_json",
+    "db_run_json",
+    "db_record_json",
+    "db_sweep_done",
+    "record_schema_json",
+    "record_check_json",
+    "__version__",
+]
 
 __version__: str
 
-def limits_json(scenario_name: str, scenario_text: str, catalog_files: list[tuple[str, str]]) -> str:
-    """The limits record of every config of a scenario. Raises ScenarioError or CatalogError."""
+@final
+class Catalog:
+    """A catalog, validated once and kept. `files`: (display name, TOML text)."""
 
-def catalog_json(catalog_files: list[tuple[str, str]]) -> str:
-    """Every device, host, price and source of the catalog."""
+    def __new__(cls, files: list[tuple[str, str]]) -> Catalog: ...
+    def to_json(self) -> str:
+        """Every device, host, price and source, with the file each came from."""
+    def entry_json(self, id: str) -> str:
+        """One device or host with its prices and sources. Raises ScenarioError for an unknown id."""
+    def limits_json(self, scenario_name: str, scenario_text: str) -> str:
+        """The limits record of every config of a scenario. Raises ScenarioError or CatalogError."""
+    def simulate_json(
+        self,
+        scenario_name: str,
+        scenario_text: str,
+        scenario_dir: str,
+        *,
+        period_s: float | None = None,
+        progress: Callable[[float], object] | None = None,
+    ) -> str:
+        """The run record of simulating the scenario's workload on every config."""
 
-def catalog_entry_json(catalog_files: list[tuple[str, str]], id: str) -> str:
-    """One device or host with its prices and sources. Raises ScenarioError for an unknown id."""
+def bench_disk_json(
+    path: str,
+    *,
+    size_bytes: int,
+    profile: str | None = None,
+    job_name: str | None = None,
+    job_text: str | None = None,
+    engine: str | None = None,
+    runs: int | None = None,
+    runtime_s: float | None = None,
+    interval_s: float | None = None,
+    direct: bool | None = None,
+    seed: int | None = None,
+    progress: Callable[[int, int], object] | None = None,
+    existing_file: str | None = None,
+) -> str:
+    """The run record of measuring a preset or a fio job file on a test file inside `path`."""
+
+@final
+class DbTarget:
+    """Where a database workload runs."""
+
+    @staticmethod
+    def sqlite(path: str) -> DbTarget: ...
+    @staticmethod
+    def postgres(dsn: str) -> DbTarget: ...
+    def display(self) -> str: ...
+
+@final
+class DbWorkload:
+    """What runs: TPC-C, the insert storm or a workload file."""
+
+    @staticmethod
+    def tpcc(*, warehouses: int | None = None, all_warehouses: bool | None = None, key_and_think: bool | None = None) -> DbWorkload: ...
+    @staticmethod
+    def insert(*, rows_per_vu: int | None = None, commit_every: int | None = None) -> DbWorkload: ...
+    @staticmethod
+    def file(name: str, text: str, *, scale: int | None = None) -> DbWorkload: ...
+    def name(self) -> str: ...
+
+def db_prepare_json(
+    target: DbTarget,
+    workload: DbWorkload,
+    *,
+    seed: int | None = None,
+    loaders: int | None = None,
+    progress: Callable[[int, int, int], object] | None = None,
+) -> str:
+    """Builds or reuses the schema and data; the load summary."""
+
+def db_run_json(
+    target: DbTarget,
+    workload: DbWorkload,
+    *,
+    vus: int | None = None,
+    rampup_s: float | None = None,
+    duration_s: float | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    check: bool | None = None,
+    progress: Callable[[int, int, int], object] | None = None,
+) -> str:
+    """One timed run; `progress(phase, done, total)`."""
+
+def db_record_json(
+    config: str, workload: str, metric: str, load_json: str, runs_json: str, *, seed: int, interrupted: bool = False
+) -> str:
+    """The `bench db` record of a sweep from its runs."""
+
+def db_sweep_done(values: list[float]) -> bool:
+    """True when an automatic sweep has gone two steps past its best."""
+
+def record_schema_json() -> str:
+    """The JSON schema every run record follows."""
+
+def record_check_json(name: str, text: str) -> str:
+    """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from storlab import _native
-from storlab.catalog import read_catalog_files
+from storlab.catalog import catalog_paths, read_catalog_files
 from storlab.errors import ScenarioError, StorlabError
 
 
@@ -35,14 +35,43 @@ def tool_info() -> dict[str, str]:
     return {"name": "storlab", "version": __version__, "git_sha": _git_sha()}
 
 
+@functools.lru_cache(maxsize=8)
+def _catalog_for(key: tuple[tuple[str, int, int], ...], extra: tuple[str, ...]) -> tuple[_native.Catalog, list[str]]:
+    files = read_catalog_files(list(extra))
+    return _native.Catalog(files), [n for n, _ in files]
+
+
+def open_catalog(extra: list[str | os.PathLike] | None = None) -> tuple[_native.Catalog, list[str]]:
+    """The catalog, validated once and kept while its files are unchanged,
+    with the names of the files it was read from."""
+    key = []
+    for p in catalog_paths(extra):
+        try:
+            st = p.stat()
+            key.append((str(p), st.st_mtime_ns, st.st_size))
+        except OSError:
+            key.append((str(p), -1, -1))
+    return _catalog_for(tuple(key), tuple(str(e) for e in extra or []))
+
+
 def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """The whole catalog (devices, hosts, prices, sources, regions) as plain data."""
-    return json.loads(_native.catalog_json(read_catalog_files(extra)))
+    return json.loads(open_catalog(extra)[0].to_json())
 
 
 def catalog_entry(entry_id: str, extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """One device or host with its prices and sources."""
-    return json.loads(_native.catalog_entry_json(read_catalog_files(extra), entry_id))
+    return json.loads(open_catalog(extra)[0].entry_json(entry_id))
+
+
+def _finish(record: dict[str, Any], host: dict[str, Any] | None, inputs: dict[str, Any]) -> dict[str, Any]:
+    """What the front end adds to every record, in one place: the tool, the
+    machine and the resolved inputs."""
+    out = {"schema_version": record.pop("schema_version"), "tool": tool_info(), **record}
+    if host is not None:
+        out["host_info"] = host
+    out["inputs"] = inputs
+    return out
 
 
 def read_scenario(path: str | os.PathLike) -> tuple[str, str]:
@@ -60,14 +89,9 @@ def read_scenario(path: str | os.PathLike) -> tuple[str, str]:
 def limits(scenario: str | os.PathLike, catalog: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """The `storlab limits` record of a scenario file (DESIGN.md contract)."""
     name, text = read_scenario(scenario)
-    files = read_catalog_files(catalog)
-    record = json.loads(_native.limits_json(name, text, files))
-    return {
-        "schema_version": record.pop("schema_version"),
-        "tool": tool_info(),
-        **record,
-        "inputs": {"scenario": name, "catalog_files": [n for n, _ in files]},
-    }
+    cat, files = open_catalog(catalog)
+    record = json.loads(cat.limits_json(name, text))
+    return _finish(record, None, {"scenario": name, "catalog_files": files})
 
 
 def simulate(
@@ -79,20 +103,13 @@ def simulate(
     """The run record of simulating the scenario's workload on every config
     (DESIGN.md "Run records"). `progress(fraction)` is called now and then."""
     name, text = read_scenario(scenario)
-    files = read_catalog_files(catalog)
+    cat, files = open_catalog(catalog)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
     record = json.loads(
-        _native.simulate_json(name, text, str(Path(name).resolve().parent), files, period_s, progress)
+        cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress)
     )
-    return {
-        "schema_version": record.pop("schema_version"),
-        "tool": tool_info(),
-        "engine": record.pop("engine"),
-        **record,
-        "host_info": {},
-        "inputs": {"scenario": name, "catalog_files": [n for n, _ in files]},
-    }
+    return _finish(record, {}, {"scenario": name, "catalog_files": files})
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -175,47 +192,32 @@ def bench_disk(
         if v is not None and v < 0:
             raise StorlabError(f"{name} {v} must not be negative")
     size_bytes = parse_size(size)
-    report = json.loads(
-        _native.bench_disk_json(str(path), profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s, interval_s, direct, seed, progress, _existing_file)
-    )
-    results = []
-    for j in report["jobs"]:
-        best = j["runs"][j["best"]]
-        results.append({
-            "config": "local",
-            "job": j["job"],
-            "pool": "path",
-            "iops": best["iops"],
-            "bw_bytes_s": best["bw_bytes_s"],
-            "read_iops": best["read"]["iops"],
-            "write_iops": best["write"]["iops"],
-            **{k: best[k] for k in ("lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us")},
-            "binding": f"measured: {j['engine']}, {'direct' if j['direct'] else 'buffered'} I/O",
-            "outstanding": (1 if j["engine"] == "psync" else j["iodepth"]) * j["numjobs"],
-            "runs": len(j["runs"]),
-            "mean_iops": j["mean_iops"],
-            "mean_bw_bytes_s": j["mean_bw_bytes_s"],
-            "runtime_s": best["elapsed_s"],
-            "usr_cpu_s": best["usr_cpu_s"],
-            "sys_cpu_s": best["sys_cpu_s"],
-            "cpu_us_per_io": best["cpu_us_per_io"],
-            "engine": j["engine"],
-        })
-    return {
-        "schema_version": 1,
-        "tool": tool_info(),
-        "engine": "measure",
-        "scenario": None,
-        "workload": profile or str(job),
-        "seed": seed,
-        "host_info": host_info(path),
-        "results": results,
-        "series": [],
-        "runs": report["jobs"],
-        "file_bytes": report["file_bytes"],
-        "direct": report["direct"],
-        "warnings": report["warnings"],
-        "interrupted": report["interrupted"],
-        "inputs": {"path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": size_bytes,
-                   "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s},
-    }
+    record = json.loads(_native.bench_disk_json(
+        str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
+        runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress,
+        existing_file=_existing_file))
+    return _finish(record, host_info(path), {
+        "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": size_bytes,
+        "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
+
+
+def bench_db(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Runs a database workload (TPC-C, the insert storm or a workload file)
+    on SQLite, a PostgreSQL server or a cluster storlab runs itself, over a
+    sweep of virtual-user counts, and returns the run record. The arguments
+    are those of `storlab.db.runner.bench_db`."""
+    from storlab.db.runner import bench_db as run
+
+    return run(*args, **kwargs)
+
+
+def record_schema() -> dict[str, Any]:
+    """The JSON schema every run record follows (docs/record.schema.json)."""
+    return json.loads(_native.record_schema_json())
+
+
+def check_record(record: dict[str, Any] | str, name: str = "record") -> dict[str, Any]:
+    """Reads a run record back through the one record type, raising
+    ScenarioError naming the first field that does not fit."""
+    text = record if isinstance(record, str) else json.dumps(record)
+    return json.loads(_native.record_check_json(name, text))

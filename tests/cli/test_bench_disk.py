@@ -4,6 +4,7 @@ records, fio-compatible output, safety and clean-up, bad input."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -28,11 +29,39 @@ def test_cdm_default_measures_every_test_and_cleans_up(storlab, tmp_path):
         for k in ("config", "job", "iops", "bw_bytes_s", "lat_mean_us", "lat_p50_us", "lat_p99_us", "lat_max_us", "binding"):
             assert k in x, k
         assert x["iops"] > 0 and x["lat_p50_us"] <= x["lat_p99_us"] <= x["lat_max_us"] * 1.01
-        # bandwidth is IOPS × block size
-        bs = 1 << 20 if x["job"].startswith("SEQ1M") else 4096
-        assert abs(x["bw_bytes_s"] - x["iops"] * bs) <= 1e-6 * x["bw_bytes_s"] + 1
+        # I/Os in flight from the job's name: Q8T1 keeps 8, Q1T1 one (io_uring keeps iodepth).
+        q, t = map(int, re.search(r"Q(\d+)T(\d+)", x["job"]).groups())
+        assert x["outstanding"] == q * t
     assert rec["host_info"]["filesystem"]
     assert list(tmp_path.iterdir()) == [], "the test file is removed"
+
+
+def test_fio_json_exporter_on_a_fixed_record():
+    """Hand-computed: 1,000 reads of 4 KiB in 2 s = 4,096,000 bytes,
+    2,048,000 B/s = 2,000 KiB/s, 500 IOPS, runtime 2,000 ms; 0.5 CPU-s of
+    user time in 2 s = 25 %; latencies in ns = µs × 1,000."""
+    from storlab.export.fio import to_fio_json
+
+    rd = {"ios": 1000, "bytes": 4_096_000, "iops": 500.0, "bw_bytes_s": 2_048_000.0, "lat_mean_us": 150.5,
+          "lat_min_us": 80.0, "lat_max_us": 900.25, "percentiles_us": [[50.0, 140.0], [99.0, 700.0]]}
+    wr = {"ios": 0, "bytes": 0, "iops": 0.0, "bw_bytes_s": 0.0, "lat_mean_us": 0.0, "lat_min_us": 0.0,
+          "lat_max_us": 0.0, "percentiles_us": []}
+    run = {"iops": 500.0, "bw_bytes_s": 2_048_000.0, "read": rd, "write": wr, "elapsed_s": 2.0, "usr_cpu_s": 0.5,
+           "sys_cpu_s": 0.1, "cpu_us_per_io": 600.0}
+    rec = {"tool": {"version": "9.9"}, "file_bytes": 1 << 30, "runs": [{
+        "job": "RND4K-Q1T1-read", "rw": "randread", "bs_bytes": 4096, "iodepth": 1, "numjobs": 1, "engine": "psync",
+        "direct": True, "runs": [run], "best": 0, "mean_iops": 500.0, "mean_bw_bytes_s": 2_048_000.0}]}
+    doc = json.loads(to_fio_json(rec))
+    (job,) = doc["jobs"]
+    r = job["read"]
+    assert (r["io_bytes"], r["io_kbytes"], r["bw_bytes"], r["bw"], r["runtime"], r["total_ios"]) == (
+        4_096_000, 4000, 2_048_000, 2000, 2000, 1000)
+    assert r["clat_ns"]["percentile"] == {"50.000000": 140_000, "99.000000": 700_000}
+    assert (r["lat_ns"]["min"], r["lat_ns"]["max"], r["lat_ns"]["mean"]) == (80_000, 900_250, 150_500.0)
+    assert job["usr_cpu"] == 25.0 and job["sys_cpu"] == 5.0
+    assert job["job options"] == {"rw": "randread", "bs": "4096", "iodepth": "1", "numjobs": "1",
+                                  "ioengine": "psync", "direct": "1"}
+    assert doc["global options"] == {"size": str(1 << 30)} and doc["fio version"] == "storlab-9.9"
 
 
 def test_fio_json_output_reads_like_fio(storlab, tmp_path):
@@ -85,7 +114,10 @@ def test_bad_input(storlab, tmp_path, args, needle):
     assert (tmp_path / "file").read_text() == "mine"
 
 
-def test_ctrl_c_keeps_results_and_removes_the_test_file(tmp_path):
+@pytest.mark.parametrize("signame,code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_ctrl_c_kill_or_hangup_keeps_results_and_removes_the_test_file(tmp_path, signame, code):
+    """Ctrl-C exits 130, as shells report it; SIGTERM and SIGHUP (the terminal
+    closed) stop the run the same way and exit 128 + the signal's number."""
     env = dict(os.environ, NO_COLOR="1")
     p = subprocess.Popen(
         [sys.executable, "-m", "storlab.cli", "bench", "disk", "--path", str(tmp_path), "--size", "16MiB",
@@ -96,9 +128,9 @@ def test_ctrl_c_keeps_results_and_removes_the_test_file(tmp_path):
     while not any(tmp_path.iterdir()) and time.time() < deadline:
         time.sleep(0.05)
     time.sleep(1.5)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(getattr(signal, signame))
     out, err = p.communicate(timeout=30)
-    assert p.returncode == 130, err
+    assert p.returncode == code, err
     assert "Traceback" not in err
     rec = json.loads(out)
     assert rec["interrupted"] is True

@@ -45,9 +45,10 @@ def test_azure_cache_none_is_bound_by_the_disks_then_the_uncached_limit(limits_j
     # 4 × P30 at 5,000 IOPS = 20,000 < DS4_v2 uncached 25,600.
     assert c["ceilings"]["rand4k_read_iops"] == 20000
     assert "azure/premium-ssd/P30" in c["binding"]["rand4k_read_iops"]
-    # 4 × 200 MiB/s = 800 > DS4_v2 uncached 384 MB/s (Azure MB = MiB).
-    assert c["ceilings"]["seq1m_read_bytes_s"] == 384 * MIB
-    assert c["binding"]["seq1m_read_bytes_s"] == "host Standard_DS4_v2: uncached limit 384 MiB/s"
+    # 4 × 200 MiB/s = 838.9 MB/s > DS4_v2 uncached 384 MBps, where Microsoft's
+    # size tables define MBps = 10^6 bytes/s.
+    assert c["ceilings"]["seq1m_read_bytes_s"] == 384_000_000
+    assert c["binding"]["seq1m_read_bytes_s"] == "host Standard_DS4_v2: uncached limit 384 MB/s"
 
 
 def test_azure_readonly_cache_reads_hit_the_cached_limit(limits_json, scenario):
@@ -55,7 +56,7 @@ def test_azure_readonly_cache_reads_hit_the_cached_limit(limits_json, scenario):
     # Hits count only against the VM's cached limit: 32,000 IOPS / 256 MB/s.
     assert c["ceilings"]["rand4k_read_iops"] == 32000
     assert c["binding"]["rand4k_read_iops"] == "host Standard_DS4_v2: cached limit 32000 IOPS"
-    assert c["ceilings"]["seq1m_read_bytes_s"] == 256 * MIB
+    assert c["ceilings"]["seq1m_read_bytes_s"] == 256_000_000
     # Writes go to the disks too: 4 × 5,000 = 20,000 binds before 25,600
     # uncached and 32,000 cached.
     assert c["ceilings"]["rand4k_write_iops"] == 20000
@@ -87,11 +88,56 @@ def test_table_puts_configs_side_by_side(storlab, scenario):
     assert "cached limit 32000 IOPS" in r.stdout
 
 
-def test_same_scenario_gives_identical_json(storlab, scenario):
+def test_every_figure_of_a_config_is_the_hand_computed_one(storlab, scenario):
+    # 4 × P30 striped on Standard_DS4_v2, host cache none, East US:
+    # - 4 KiB random: 4 × 5,000 IOPS = 20,000 < 25,600 uncached IOPS;
+    # - 1 MiB sequential: 4 × 200 MiB/s = 838,860,800 B/s > 384 MBps uncached
+    #   (10^6 bytes/s) → 384,000,000 B/s;
+    # - P30 has no credit bursting (on-demand only, off by default): ceilings
+    #   and sustained are the same;
+    # - cost: 4 × $135.17 = $540.68; no DS4_v2 price → listed as missing.
     p = scenario(ds4())
     a = storlab("limits", str(p), "--json")
-    b = storlab("limits", str(p), "--json")
-    assert a.returncode == 0 and a.stdout == b.stdout
+    assert a.returncode == 0, a.stderr
+    c = json.loads(a.stdout)["configs"][0]
+    expected = {"rand4k_read_iops": 20000, "rand4k_write_iops": 20000,
+                "seq1m_read_bytes_s": 384_000_000, "seq1m_write_bytes_s": 384_000_000}
+    assert c["ceilings"] == expected
+    assert c["sustained"] == expected
+    assert c["monthly_cost_usd"] == 540.68 and c["cost_complete"] is False
+    missing = [i for i in c["cost_breakdown"] if i["usd"] is None]
+    assert len(missing) == 1 and "Standard_DS4_v2" in missing[0]["item"]
+    # and a second run prints the same bytes
+    assert storlab("limits", str(p), "--json").stdout == a.stdout
+
+
+def test_unknown_license_is_one_line_with_the_nearest_value(storlab, scenario):
+    text = '[configs.a]\nhost = "aws/ec2/m5.xlarge"\nlicense = "windows-sql-standart"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 10\n'
+    r = storlab("limits", str(scenario(text)))
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "configs.a.license" in lines[0] and "'windows-sql-standard'" in lines[0], r.stderr
+
+
+def test_license_selects_the_host_price(limits_json, scenario):
+    # m5.xlarge us-east-1: Linux $0.192/h, Windows $0.376/h; × 730 h =
+    # $140.16 and $274.48. Windows with SQL Server Standard: no price found,
+    # listed as missing.
+    def host_item(lic):
+        text = f'region = "aws/us-east-1"\n[configs.a]\nhost = "aws/ec2/m5.xlarge"\nlicense = "{lic}"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 10\n'
+        return limits_json(scenario(text))["configs"][0]["cost_breakdown"][0]
+    assert host_item("linux")["usd"] == 140.16
+    assert host_item("windows")["usd"] == 274.48
+    sql = host_item("windows-sql-standard")
+    assert sql["usd"] is None and "windows-sql-standard" in sql["item"]
+
+
+def test_warnings_reach_the_table(storlab, scenario):
+    # io2 at 40,000 IOPS on m4.2xlarge (Xen): capped at 32,000 with a note.
+    text = '[configs.a]\nhost = "aws/ec2/m4.2xlarge"\n[[configs.a.pools]]\ndevice = "aws/ebs/io2"\nsize_gib = 100\niops = 40000\n'
+    r = storlab("limits", str(scenario(text)))
+    assert r.returncode == 0, r.stderr
+    assert "warning:" in r.stdout and "32000 IOPS" in r.stdout
 
 
 def test_rds_postgres_stripes_gp2_from_400_gib(limits_json, scenario):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from storlab.db.runner import parse_duration, parse_vus, sqrt2_steps, tipping_point
+import json
+
+from storlab import _native
+from storlab.db.runner import parse_duration, parse_vus, sqrt2_steps
 from storlab.errors import StorlabError
 
 
@@ -36,10 +39,17 @@ def test_bad_durations(text):
 
 
 def step(vus, nopm, sd=None, repeats=1):
-    s = {"vus": vus, "nopm": nopm, "repeats": repeats}
-    if sd is not None:
-        s["nopm_stdev"] = sd
-    return s
+    """The runs of one sweep step: one run of `nopm`, or three whose sample
+    standard deviation is `sd` (nopm - sd, nopm, nopm + sd)."""
+    vals = [nopm] if repeats == 1 else [nopm - sd, nopm, nopm + sd]
+    return [{"vus": vus, "nopm": v, "workload": "tpcc", "db": "sqlite", "repeat": k + 1} for k, v in enumerate(vals)]
+
+
+def tipping_point(steps, metric):
+    runs = [r for s in steps for r in s]
+    rec = json.loads(_native.db_record_json("c", "tpcc", metric, '{"loaded": true, "load_s": 0}', json.dumps(runs), seed=1))
+    (tip,) = rec["tipping_point"]
+    return tip
 
 
 def test_tipping_point_is_where_gains_fall_inside_the_noise():

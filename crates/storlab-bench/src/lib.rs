@@ -7,7 +7,7 @@ pub mod file;
 pub mod run;
 
 use engine::EngineKind;
-use serde::Serialize;
+use storlab_record::{DiskJob, DiskRun, Engine, IoColumns, JobExtra, JobResult, RecordExtra, RunRecord};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -45,60 +45,76 @@ pub struct BenchOptions {
     pub existing_file: Option<std::path::PathBuf>,
 }
 
+impl Default for BenchOptions {
+    /// A 1 GiB test file, io_uring, one fio-style run, direct I/O, seed 1.
+    fn default() -> Self {
+        BenchOptions {
+            size_bytes: 1 << 30,
+            engine: EngineKind::IoUring,
+            runs: 1,
+            cdm: false,
+            runtime: None,
+            interval: Duration::ZERO,
+            direct: true,
+            seed: 1,
+            existing_file: None,
+        }
+    }
+}
+
 /// Percentiles fio reports for completion latency (`clat_ns.percentile`).
 pub const FIO_PERCENTILES: [f64; 17] = [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
-#[derive(Debug, Clone, Serialize)]
-pub struct DirSummary {
-    pub ios: u64,
-    pub bytes: u64,
-    pub iops: f64,
-    pub bw_bytes_s: f64,
-    pub lat_mean_us: f64,
-    pub lat_min_us: f64,
-    pub lat_max_us: f64,
-    /// (percent, µs) pairs, fio's list.
-    pub percentiles_us: Vec<(f64, f64)>,
-}
+pub use storlab_record::{DirSummary, DiskJobRuns, RunSummary};
 
-#[derive(Debug, Clone, Serialize)]
-pub struct RunSummary {
-    pub iops: f64,
-    pub bw_bytes_s: f64,
-    #[serde(flatten)]
-    pub latency: storlab_stats::LatencySummary,
-    pub read: DirSummary,
-    pub write: DirSummary,
-    pub elapsed_s: f64,
-    pub usr_cpu_s: f64,
-    pub sys_cpu_s: f64,
-    /// CPU seconds per I/O, every thread of the process counted.
-    pub cpu_us_per_io: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct JobReport {
-    pub job: String,
-    pub rw: &'static str,
-    pub bs_bytes: u64,
-    pub iodepth: u32,
-    pub numjobs: u32,
-    pub engine: &'static str,
-    pub direct: bool,
-    pub runs: Vec<RunSummary>,
-    /// The run CrystalDiskMark would report: the highest throughput.
-    pub best: usize,
-    pub mean_iops: f64,
-    pub mean_bw_bytes_s: f64,
-}
-
-#[derive(Debug, Clone, Serialize)]
+/// What a `bench disk` run measured, before it becomes a run record.
+#[derive(Debug, Clone)]
 pub struct BenchReport {
-    pub jobs: Vec<JobReport>,
+    pub jobs: Vec<DiskJobRuns>,
     pub file_bytes: u64,
     pub direct: bool,
     pub interrupted: bool,
     pub warnings: Vec<String>,
+}
+
+impl BenchReport {
+    /// The run record: one result per job, the best run in the common
+    /// columns (CrystalDiskMark's rule), every run under `runs`.
+    pub fn into_record(self, workload: &str, seed: u64) -> RunRecord {
+        let mut rec = RunRecord::new(Engine::Measure, workload, seed);
+        for j in &self.jobs {
+            let best = &j.runs[j.best];
+            let psync = j.engine == EngineKind::Psync.name();
+            rec.results.push(JobResult {
+                config: "local".into(),
+                job: j.job.clone(),
+                pool: "path".into(),
+                binding: format!("measured: {}, {} I/O", j.engine, if j.direct { "direct" } else { "buffered" }),
+                io: Some(IoColumns {
+                    iops: best.iops,
+                    bw_bytes_s: best.bw_bytes_s,
+                    read_iops: best.read.iops,
+                    write_iops: best.write.iops,
+                    latency: best.latency,
+                    outstanding: u64::from(if psync { 1 } else { j.iodepth }) * u64::from(j.numjobs),
+                    runtime_s: best.elapsed_s,
+                }),
+                extra: Some(JobExtra::Disk(DiskJob {
+                    runs: j.runs.len() as u32,
+                    mean_iops: j.mean_iops,
+                    mean_bw_bytes_s: j.mean_bw_bytes_s,
+                    usr_cpu_s: best.usr_cpu_s,
+                    sys_cpu_s: best.sys_cpu_s,
+                    cpu_us_per_io: best.cpu_us_per_io,
+                    engine: j.engine.clone(),
+                })),
+            });
+        }
+        rec.warnings = self.warnings;
+        rec.interrupted = self.interrupted;
+        rec.extra = Some(RecordExtra::Disk(DiskRun { runs: self.jobs, file_bytes: self.file_bytes, direct: self.direct }));
+        rec
+    }
 }
 
 fn dir_summary(d: &run::DirStats, elapsed: f64) -> DirSummary {
@@ -205,13 +221,13 @@ pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool,
         if !runs.is_empty() {
             let best = (0..runs.len()).max_by(|&a, &b| runs[a].bw_bytes_s.total_cmp(&runs[b].bw_bytes_s)).unwrap_or(0);
             let n = runs.len() as f64;
-            report.jobs.push(JobReport {
+            report.jobs.push(DiskJobRuns {
                 job: job.name.clone(),
-                rw: job.rw.name(),
+                rw: job.rw.name().to_string(),
                 bs_bytes: job.bs_bytes,
                 iodepth: job.iodepth,
                 numjobs: job.numjobs,
-                engine: kind.name(),
+                engine: kind.name().to_string(),
                 direct: file.direct,
                 mean_iops: runs.iter().map(|r| r.iops).sum::<f64>() / n,
                 mean_bw_bytes_s: runs.iter().map(|r| r.bw_bytes_s).sum::<f64>() / n,

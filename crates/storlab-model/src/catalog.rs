@@ -111,6 +111,11 @@ pub struct Accounting {
     /// 1 MiB credit").
     #[serde(default)]
     pub charge_whole_unit: bool,
+    /// Sequential I/Os smaller than this are not merged: each counts one
+    /// (EBS merges sequential I/O "that are 32 KiB or over"; AWS knowledge
+    /// center, EBS I/O size).
+    #[serde(default)]
+    pub merge_min_kib: Option<Num>,
 }
 
 /// A provisioning rule for one quantity (IOPS or throughput). `rule` picks
@@ -265,6 +270,12 @@ pub struct FsStorage {
     /// Network burst "a few minutes a day".
     #[serde(default)]
     pub network_burst_s: Option<Num>,
+    /// Provisioned SSD IOPS above the `iops_per_gib` default: at most this
+    /// many per GiB of storage, and at most `max_iops` in all.
+    #[serde(default)]
+    pub max_iops_per_gib: Option<Num>,
+    #[serde(default)]
+    pub max_iops: Option<Num>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -308,9 +319,20 @@ pub struct Requires {
     pub block_express: bool,
     #[serde(default)]
     pub premium_storage: bool,
-    /// Above this many provisioned IOPS the host must be Nitro.
+    /// When set, a host without Premium Storage gets a warning citing this
+    /// source instead of an error (Premium SSD v2: "can be used with any
+    /// premium storage-enabled virtual machine size").
+    #[serde(default)]
+    pub premium_storage_src: Option<String>,
+    /// Above this many provisioned IOPS a host not built on Nitro delivers
+    /// only this many: the volume attaches and is capped, with a note.
     #[serde(default)]
     pub nitro_above_iops: Option<Num>,
+    /// The most provisioned IOPS a volume attached to a host not built on
+    /// Nitro may have (io2: "other instance types can be attached to volumes
+    /// provisioned with up to 64,000 IOPS").
+    #[serde(default)]
+    pub non_nitro_max_iops: Option<Num>,
     /// Which host families may attach it (`aws`, `azure`, `local`).
     #[serde(default)]
     pub cloud: Option<String>,
@@ -331,6 +353,10 @@ pub struct DeviceSpec {
     pub iops: Option<Rule>,
     #[serde(default)]
     pub throughput_mib_s: Option<Rule>,
+    /// The throughput rule in decimal MB/s (10^6 bytes/s), for vendors that
+    /// define their figures so (Azure Ultra Disk). Use one of the two.
+    #[serde(default)]
+    pub throughput_mb_s: Option<Rule>,
     #[serde(default)]
     pub directional: Option<DirectionalCaps>,
     #[serde(default)]
@@ -351,8 +377,31 @@ pub struct DeviceSpec {
     pub latency: Option<LatencySpec>,
     #[serde(default = "block_only")]
     pub paths: Vec<PathKind>,
+    /// The hosts the vendor lists today as able to attach this device. A
+    /// host outside the list gets a warning, not an error: such lists change.
+    #[serde(default)]
+    pub listed_hosts: Option<HostList>,
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// A vendor's list of hosts that support a device: ids or prefixes ending in
+/// `*`, the rule in words, and its source.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostList {
+    pub hosts: Vec<String>,
+    pub rule: String,
+    pub src: String,
+}
+
+impl HostList {
+    pub fn matches(&self, host_id: &str) -> bool {
+        self.hosts.iter().any(|d| match d.strip_suffix('*') {
+            Some(prefix) => host_id.starts_with(prefix),
+            None => d == host_id,
+        })
+    }
 }
 
 fn block_only() -> Vec<PathKind> {
@@ -399,16 +448,33 @@ pub struct NetworkLimits {
 #[serde(deny_unknown_fields)]
 pub struct AzureCaps {
     pub iops: Num,
-    pub mib_s: Num,
+    /// Throughput in MiB/s; Microsoft's size tables use `mb_s` (MBps =
+    /// 10^6 bytes/s, "Size table definitions"). Give one of the two.
+    #[serde(default)]
+    pub mib_s: Option<Num>,
+    #[serde(default)]
+    pub mb_s: Option<Num>,
     #[serde(default)]
     pub cache_gib: Option<Num>,
+}
+
+/// Bytes per second from a `mib_s` / `mb_s` pair (whichever is given).
+pub fn throughput_bytes_s(mib_s: &Option<Num>, mb_s: &Option<Num>) -> Option<(f64, bool)> {
+    match (mb_s, mib_s) {
+        (Some(m), _) => Some((m.value * 1e6, m.verified)),
+        (None, Some(m)) => Some((m.value * 1024.0 * 1024.0, m.verified)),
+        (None, None) => None,
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AzureBurst {
     pub iops: Num,
-    pub mib_s: Num,
+    #[serde(default)]
+    pub mib_s: Option<Num>,
+    #[serde(default)]
+    pub mb_s: Option<Num>,
     pub duration_s: Num,
 }
 
@@ -459,6 +525,20 @@ pub struct HostSpec {
     pub cached: Option<AzureCaps>,
     #[serde(default)]
     pub max_data_disks: Option<Num>,
+    /// Nitro instances with a shared limit: attachments shared by EBS
+    /// volumes, network interfaces and NVMe instance-store volumes.
+    #[serde(default)]
+    pub max_attachments: Option<Num>,
+    /// Nitro instances with a dedicated EBS volume limit.
+    #[serde(default)]
+    pub max_ebs_volumes: Option<Num>,
+    /// Relative CPU speed per vCPU where a vendor or benchmark publishes
+    /// one; `cpu_speed_basis` says relative to what (Azure ACU: Standard_A1
+    /// = 100, entered ÷ 100).
+    #[serde(default)]
+    pub cpu_speed: Option<Num>,
+    #[serde(default)]
+    pub cpu_speed_basis: Option<String>,
     #[serde(default)]
     pub instance_store: Option<InstanceStore>,
     #[serde(default)]
@@ -483,11 +563,17 @@ pub struct PriceSpec {
     /// For hosts: `linux`, `windows`, `windows-sql-standard`, ...
     #[serde(default)]
     pub license: Option<String>,
-    /// For file systems: `single-az` or `multi-az`.
+    /// For file systems and RDS: `single-az` or `multi-az`.
     #[serde(default)]
     pub deployment: Option<String>,
+    /// For RDS instance classes: the engine (`postgres`, `mysql`,
+    /// `sqlserver-se`, ...) the hourly price is for.
+    #[serde(default)]
+    pub engine: Option<String>,
     #[serde(default)]
     pub src: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
@@ -606,11 +692,40 @@ impl Catalog {
             let file = self.origin.get(id).cloned().unwrap_or_default();
             let json = serde_json::to_value(d).expect("device spec serialises");
             self.check_sources(&file, id, d.src.as_deref(), &json)?;
+            if d.throughput_mib_s.is_some() && d.throughput_mb_s.is_some() {
+                return Err(ModelError::invalid_catalog(
+                    Location::new(&file, id, "throughput_mb_s"),
+                    "give one throughput rule: throughput_mib_s or throughput_mb_s",
+                ));
+            }
+            if let Some(l) = &d.listed_hosts {
+                if !self.sources.contains_key(&l.src) {
+                    return Err(self.unknown_source(&file, id, &l.src));
+                }
+            }
         }
         for (id, h) in &self.hosts {
             let file = self.origin.get(id).cloned().unwrap_or_default();
             let json = serde_json::to_value(h).expect("host spec serialises");
             self.check_sources(&file, id, h.src.as_deref(), &json)?;
+            for (what, caps) in [("uncached", &h.uncached), ("cached", &h.cached)] {
+                if let Some(c) = caps {
+                    if c.mib_s.is_some() == c.mb_s.is_some() {
+                        return Err(ModelError::invalid_catalog(
+                            Location::new(&file, id, &format!("{what}.mb_s")),
+                            "give the throughput once: mb_s (10^6 bytes/s, Microsoft's MBps) or mib_s",
+                        ));
+                    }
+                }
+            }
+            if let Some(b) = &h.uncached_burst {
+                if b.mib_s.is_some() == b.mb_s.is_some() {
+                    return Err(ModelError::invalid_catalog(
+                        Location::new(&file, id, "uncached_burst.mb_s"),
+                        "give the throughput once: mb_s (10^6 bytes/s, Microsoft's MBps) or mib_s",
+                    ));
+                }
+            }
             if let Some(store) = &h.instance_store {
                 if !self.devices.contains_key(&store.device) {
                     return Err(ModelError::UnknownId {

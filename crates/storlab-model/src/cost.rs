@@ -56,6 +56,20 @@ fn tier_qty(p: &PriceSpec, x: f64) -> f64 {
     (x.min(hi) - lo).max(0.0)
 }
 
+/// The engine an RDS instance price is listed under: SQL Server by its
+/// licence-included edition (`sqlserver-se`, `sqlserver-ee`), taken from
+/// the config's `license`; others by name.
+fn rds_price_engine(dep: &Deployment) -> Option<String> {
+    match dep.engine.as_deref()? {
+        "sqlserver" => match dep.license.as_str() {
+            "windows-sql-standard" => Some("sqlserver-se".into()),
+            "windows-sql-enterprise" => Some("sqlserver-ee".into()),
+            _ => None,
+        },
+        e => Some(e.to_string()),
+    }
+}
+
 pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
     let region = region_for(dep);
     let mut items = Vec::new();
@@ -68,17 +82,35 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         )
     };
 
-    // The host: on-demand hours with the config's license.
+    // The host: on-demand hours with the config's licence; an RDS instance
+    // class at RDS's price for its engine (Single-AZ).
+    let rds = dep.host.kind == HostKind::Rds;
+    let rds_engine = rds_price_engine(dep);
+    let what = if rds {
+        match (&rds_engine, dep.engine.as_deref()) {
+            (Some(e), _) => format!("engine {e}"),
+            (None, Some("sqlserver")) => "engine sqlserver: set license = \"windows-sql-standard\" or \"windows-sql-enterprise\" for its licence-included price".into(),
+            (None, _) => "engine not given".into(),
+        }
+    } else {
+        dep.license.clone()
+    };
     let host_rows: Vec<&PriceSpec> = cat
         .prices
         .iter()
         .filter(|p| p.region == region && p.item == dep.host.id && p.unit == PriceUnit::Hour)
-        .filter(|p| p.license.as_deref().unwrap_or("linux") == dep.license)
+        .filter(|p| {
+            if rds {
+                rds_engine.is_some() && p.engine == rds_engine && p.deployment.as_deref().unwrap_or("single-az") == "single-az"
+            } else {
+                p.license.as_deref().unwrap_or("linux") == dep.license
+            }
+        })
         .collect();
     if dep.host.kind != HostKind::Local {
         if host_rows.is_empty() {
             items.push(CostItem {
-                item: format!("{} ({}) — no price in the catalog for {region}", dep.host.id, dep.license),
+                item: format!("{} ({what}) — no price in the catalog for {region}", dep.host.id),
                 usd: None,
                 quantity: HOURS_PER_MONTH,
                 unit: "hour".into(),
@@ -91,7 +123,7 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         for p in host_rows {
             let (status, source, verified) = describe(p);
             items.push(CostItem {
-                item: format!("{} ({}) on-demand", dep.host.id, dep.license),
+                item: format!("{} ({what}) on-demand", dep.host.id),
                 usd: Some(p.usd.value * HOURS_PER_MONTH),
                 quantity: HOURS_PER_MONTH,
                 unit: "hour".into(),
@@ -133,12 +165,31 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
             });
             continue;
         }
+        // Provisioned SSD IOPS above a file system's default with no price.
+        if let (Some(inc), Some(prov)) = (d.iops_included, d.provisioned_iops) {
+            if prov > inc && !rows.iter().any(|p| p.unit == PriceUnit::IopsMonth) {
+                items.push(CostItem {
+                    item: format!("{label}: provisioned SSD IOPS above the included {} — no price in the catalog for {region}", inc.floor()),
+                    usd: None,
+                    quantity: (prov - inc) * n,
+                    unit: "IOPS-month".into(),
+                    unit_usd: None,
+                    source_status: None,
+                    source: None,
+                    verified: false,
+                });
+            }
+        }
         for p in rows {
             let per_device = match p.unit {
                 PriceUnit::GibMonth => tier_qty(p, d.size_gib),
-                PriceUnit::IopsMonth => tier_qty(p, d.provisioned_iops.unwrap_or(0.0)),
+                // File systems bill SSD IOPS above the default they include.
+                PriceUnit::IopsMonth => match d.iops_included {
+                    Some(inc) => tier_qty(p, (d.provisioned_iops.unwrap_or(inc) - inc).max(0.0)),
+                    None => tier_qty(p, d.provisioned_iops.unwrap_or(0.0)),
+                },
                 PriceUnit::MibSMonth => tier_qty(p, d.provisioned_mib_s.unwrap_or(0.0)),
-                PriceUnit::MbSMonth => tier_qty(p, d.throughput_capacity_mb_s.unwrap_or(0.0)),
+                PriceUnit::MbSMonth => tier_qty(p, d.throughput_capacity_mb_s.or(d.provisioned_mb_s).unwrap_or(0.0)),
                 PriceUnit::DiskMonth => 1.0,
                 PriceUnit::Hour => HOURS_PER_MONTH,
             };

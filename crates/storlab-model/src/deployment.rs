@@ -5,7 +5,7 @@
 
 use crate::bucket::Bucket;
 use crate::catalog::{Catalog, DeviceKind, HostKind, HostSpec, PathKind};
-use crate::device::{provision, BucketRef, Cap, DeviceModel, Provisioning, GIB, MB, MIB};
+use crate::device::{provision, BucketRef, Cap, DeviceModel, Provisioning, GIB, MB};
 use crate::error::{Location, ModelError, Result};
 use crate::scenario::{Bursting, ConfigSpec, HostCacheMode, Layout, PoolSpec, Role, ScenarioFile};
 use serde::Serialize;
@@ -21,6 +21,10 @@ pub struct HostModel {
     pub kind: HostKind,
     pub vcpus: Option<f64>,
     pub memory_gib: Option<f64>,
+    /// Relative CPU speed per vCPU and its basis, where published.
+    pub cpu_speed: Option<f64>,
+    pub cpu_speed_basis: Option<String>,
+    pub nitro: bool,
     /// EC2/RDS: the instance's EBS limits, in counted I/Os and bytes.
     pub ebs_iops: Option<Cap>,
     pub ebs_bytes_s: Option<Cap>,
@@ -79,13 +83,36 @@ pub struct Deployment {
     pub engine: Option<String>,
     pub host: HostModel,
     pub pools: Vec<Pool>,
+    /// Vendor rules that shaped the figures without refusing the config
+    /// (a cap the host imposes, a host missing from a support list).
+    pub warnings: Vec<String>,
+    /// What was assumed where the scenario is silent.
+    pub assumptions: Vec<String>,
 }
+
+/// Host licences `license` takes: they select the instance price.
+pub const LICENSES: [&str; 4] = ["linux", "windows", "windows-sql-standard", "windows-sql-enterprise"];
 
 fn vendor(id: &str) -> &str {
     id.split('/').next().unwrap_or("")
 }
 
+/// A throughput figure in bytes per second: Microsoft's size tables give
+/// MBps "where MBps = 10^6 bytes/sec" (`mb_s`); `mib_s` is binary.
+fn mbs(unverified: &mut Vec<String>, host: &str, what: &str, mib_s: &Option<crate::num::Num>, mb_s: &Option<crate::num::Num>) -> f64 {
+    match crate::catalog::throughput_bytes_s(mib_s, mb_s) {
+        Some((v, verified)) => {
+            if !verified {
+                unverified.push(format!("{host} {what}"));
+            }
+            v
+        }
+        None => 0.0,
+    }
+}
+
 fn host_model(h: &HostSpec) -> HostModel {
+    let mut unverified_tp = Vec::new();
     let mut unverified = Vec::new();
     let mut n = |what: &str, x: &crate::num::Num| {
         if !x.verified {
@@ -95,6 +122,7 @@ fn host_model(h: &HostSpec) -> HostModel {
     };
     let vcpus = h.vcpus.as_ref().map(|v| n("vCPUs", v));
     let memory_gib = h.memory_gib.as_ref().map(|v| n("memory", v));
+    let cpu_speed = h.cpu_speed.as_ref().map(|v| n("CPU speed", v));
     let (mut ebs_iops, mut ebs_bytes_s, mut ebs_iops_bucket, mut ebs_bytes_bucket) = (None, None, None, None);
     if let Some(e) = &h.ebs {
         let (bi, mi) = (n("EBS baseline IOPS", &e.baseline_iops), n("EBS max IOPS", &e.max_iops));
@@ -117,11 +145,13 @@ fn host_model(h: &HostSpec) -> HostModel {
     }
     let (mut uncached_iops, mut uncached_bytes_s, mut uncached_iops_bucket, mut uncached_bytes_bucket) = (None, None, None, None);
     if let Some(u) = &h.uncached {
-        let (i, b) = (n("uncached IOPS", &u.iops), n("uncached MB/s", &u.mib_s) * MIB);
+        let i = n("uncached IOPS", &u.iops);
+        let b = mbs(&mut unverified_tp, &h.id, "uncached MB/s", &u.mib_s, &u.mb_s);
         uncached_iops = Some(Cap::flat(i));
         uncached_bytes_s = Some(Cap::flat(b));
         if let Some(burst) = &h.uncached_burst {
-            let (pi, pb, d) = (n("burst IOPS", &burst.iops), n("burst MB/s", &burst.mib_s) * MIB, n("burst duration", &burst.duration_s));
+            let (pi, d) = (n("burst IOPS", &burst.iops), n("burst duration", &burst.duration_s));
+            let pb = mbs(&mut unverified_tp, &h.id, "burst MB/s", &burst.mib_s, &burst.mb_s);
             if pi > i {
                 uncached_iops = Some(Cap { baseline: i, peak: pi, bucket: Some(BucketRef::Iops) });
                 uncached_iops_bucket = Some(Bucket::full((pi - i) * d, i, pi));
@@ -133,7 +163,7 @@ fn host_model(h: &HostSpec) -> HostModel {
         }
     }
     let cached_iops = h.cached.as_ref().map(|c| n("cached IOPS", &c.iops));
-    let cached_bytes_s = h.cached.as_ref().map(|c| n("cached MB/s", &c.mib_s) * MIB);
+    let cached_bytes_s = h.cached.as_ref().map(|c| mbs(&mut unverified_tp, &h.id, "cached MB/s", &c.mib_s, &c.mb_s));
     let cache_gib = h.cached.as_ref().and_then(|c| c.cache_gib.as_ref()).map(|g| n("cache size", g));
     let network_bytes_s = h.network.as_ref().map(|net| {
         let base = n("network baseline", &net.baseline_gbps) * 1e9 / 8.0;
@@ -145,6 +175,7 @@ fn host_model(h: &HostSpec) -> HostModel {
         }
     });
     let flow_bytes_s = h.network.as_ref().and_then(|net| net.flow_gbps.as_ref()).map(|f| n("single-flow limit", f) * 1e9 / 8.0);
+    unverified.extend(unverified_tp);
     unverified.dedup();
     HostModel {
         id: h.id.clone(),
@@ -152,6 +183,9 @@ fn host_model(h: &HostSpec) -> HostModel {
         kind: h.kind,
         vcpus,
         memory_gib,
+        cpu_speed,
+        cpu_speed_basis: h.cpu_speed_basis.clone(),
+        nitro: h.nitro,
         ebs_iops,
         ebs_bytes_s,
         ebs_iops_bucket,
@@ -203,23 +237,46 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
         }
     }
 
+    let license = match &cfg.license {
+        None => "linux".to_string(),
+        Some(l) => {
+            let l = l.to_ascii_lowercase();
+            if !LICENSES.contains(&l.as_str()) {
+                let near = crate::error::nearest(&l, LICENSES).unwrap_or_else(|| "linux".into());
+                return Err(ModelError::invalid(
+                    Location::new(file, &entry, "license"),
+                    format!("unknown license '{l}' — one of {}; nearest valid value '{near}'", LICENSES.join(", ")),
+                ));
+            }
+            l
+        }
+    };
+
+    let mut warnings = Vec::new();
+    let mut assumptions = Vec::new();
     let mut pools = Vec::new();
     let mut attached_disks = 0u32;
     for (i, p) in cfg.pools.iter().enumerate() {
         let pentry = format!("{entry}.pools[{i}]");
-        let pool = resolve_pool(cat, file, &pentry, hspec, engine.as_deref(), p)?;
+        let pool = resolve_pool(cat, file, &pentry, hspec, engine.as_deref(), p, &mut warnings)?;
         if pool.device.kind == DeviceKind::Volume {
             attached_disks += pool.count;
         }
         pools.push(pool);
     }
-    if let Some(max) = &hspec.max_data_disks {
-        if f64::from(attached_disks) > max.value {
-            return Err(ModelError::invalid(
-                Location::new(file, &entry, "pools"),
-                format!("{} takes at most {} data disks, the pools attach {attached_disks} — use {} or fewer, or a larger VM", hspec.id, max.value, max.value),
-            ));
-        }
+    check_attachments(cat, file, &entry, hspec, attached_disks)?;
+    if hspec.kind == HostKind::Rds && engine.is_none() {
+        // RDS lays storage out by engine: MySQL, MariaDB and PostgreSQL
+        // stripe gp2/gp3 over 4 volumes from 400 GiB, SQL Server does not.
+        let stripes = hspec.rds_striping.iter().any(|r| {
+            pools.iter().any(|p| r.devices.contains(&p.device.id) && p.device.size_gib >= r.min_gib.value)
+        });
+        let what = if stripes {
+            "storage laid out as one volume, as for SQL Server; with engine = \"postgres\", \"mysql\" or \"mariadb\" RDS stripes this size over 4 volumes"
+        } else {
+            "storage laid out as one volume, as for SQL Server (MySQL, MariaDB and PostgreSQL stripe gp2/gp3 over 4 volumes from 400 GiB)"
+        };
+        assumptions.push(format!("no engine given for RDS host {}: {what} — set engine = \"...\" to choose", hspec.id));
     }
     let mut roles: Vec<Role> = pools.iter().map(|p| p.role).collect();
     roles.sort_by_key(|r| r.name());
@@ -233,14 +290,62 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
         name: name.to_string(),
         title: cfg.title.clone(),
         region: cfg.region.clone().or(region.map(str::to_string)),
-        license: cfg.license.clone().unwrap_or_else(|| "linux".into()),
+        license,
         engine,
         host,
         pools,
+        warnings,
+        assumptions,
     })
 }
 
-fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine: Option<&str>, p: &PoolSpec) -> Result<Pool> {
+/// Attachment limits: Azure's "max data disks" per VM size; on EC2 Nitro
+/// instances either a dedicated EBS volume limit or 28 attachments shared
+/// by EBS volumes, network interfaces and NVMe instance-store volumes.
+fn check_attachments(cat: &Catalog, file: &str, entry: &str, h: &HostSpec, volumes: u32) -> Result<()> {
+    let at = || Location::new(file, entry, "pools");
+    let src = |n: &crate::num::Num| {
+        cat.provenance(n, h.src.as_deref()).map(|p| format!(" ({})", p.url)).unwrap_or_default()
+    };
+    let n = f64::from(volumes);
+    if let Some(max) = &h.max_data_disks {
+        if n > max.value {
+            return Err(ModelError::invalid(
+                at(),
+                format!("{} takes at most {} data disks{}, the pools attach {volumes} — use {} or fewer, or a larger VM", h.id, max.value, src(max), max.value),
+            ));
+        }
+    }
+    if let Some(max) = &h.max_ebs_volumes {
+        // Dedicated limit: the root volume is an EBS volume too.
+        let data = max.value - 1.0;
+        if n > data {
+            return Err(ModelError::invalid(
+                at(),
+                format!("{} takes at most {} EBS volumes{}: {} data volumes besides the root volume, the pools attach {volumes} — nearest valid value {}", h.id, max.value, src(max), data, data),
+            ));
+        }
+    }
+    if let Some(max) = &h.max_attachments {
+        // Shared limit: at least one network interface, the EBS root
+        // volume, and every NVMe instance-store volume take attachments.
+        let store = h.instance_store.as_ref().map_or(0, |s| s.count);
+        let data = max.value - 1.0 - 1.0 - f64::from(store);
+        if n > data {
+            let store_txt = if store > 0 { format!(" − {store} instance-store volumes") } else { String::new() };
+            return Err(ModelError::invalid(
+                at(),
+                format!(
+                    "{} takes at most {} attachments{} shared by EBS volumes, network interfaces and instance-store volumes: {} − 1 network interface − 1 EBS root volume{store_txt} = {data} data volumes, the pools attach {volumes} — nearest valid value {data}",
+                    h.id, max.value, src(max), max.value
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine: Option<&str>, p: &PoolSpec, warnings: &mut Vec<String>) -> Result<Pool> {
     let at = Location::new(file, entry, "");
     let spec = cat.device(&p.device, Location::new(file, entry, "device"))?;
     let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
@@ -255,7 +360,25 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
             return Err(inv("device", format!("{} needs an instance that supports io2 Block Express (R5b, X2idn, X2iedn, ...); {} does not", spec.id, host.id)));
         }
         if req.premium_storage && !host.premium_storage {
-            return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id)));
+            match &req.premium_storage_src {
+                Some(k) => {
+                    let src = cat.sources.get(k).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| k.clone());
+                    warnings.push(format!(
+                        "{entry}: {} on {}: Microsoft lists it for VM sizes that support Premium Storage, and the catalog does not record Premium Storage for {} — check its size page before you deploy (source: {src})",
+                        spec.id, host.id, host.id
+                    ));
+                }
+                None => return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id))),
+            }
+        }
+    }
+    if let Some(list) = &spec.listed_hosts {
+        if !list.matches(&host.id) {
+            let src = cat.sources.get(&list.src).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| list.src.clone());
+            warnings.push(format!(
+                "{entry}: {} on {}: {} — {} is not in that list; check the current list before you deploy (source: {src})",
+                spec.id, host.id, list.rule, host.id.rsplit('/').next().unwrap_or(&host.id)
+            ));
         }
     }
     if spec.kind == DeviceKind::Local && spec.id.contains("instance-store") {
@@ -352,11 +475,12 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
         size_gib: size,
         iops: p.iops.map(|i| if rds_striped_from.is_some() { i / f64::from(count) } else { i }),
         throughput_mib_s: p.throughput_mib_s,
+        throughput_mb_s: p.throughput_mb_s,
         storage_gib: p.storage_gib,
         burst: bursting != Bursting::None,
         on_demand: bursting == Bursting::OnDemand,
     };
-    let device = provision(spec, &prov, &at)?;
+    let mut device = provision(spec, &prov, &at)?;
     if host_cache != HostCacheMode::None {
         if let Some(max) = device.host_cache_max_gib {
             if device.size_gib > max {
@@ -367,10 +491,23 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
             }
         }
     }
-    if let (Some(req), Some(iops)) = (&spec.requires, device.provisioned_iops) {
+    // io1/io2 on an instance not built on Nitro: AWS attaches the volume
+    // (io2: provisioned up to 64,000 IOPS) but it delivers at most 32,000.
+    if let (Some(req), Some(iops), false) = (&spec.requires, device.provisioned_iops, host.nitro) {
+        if let Some(max) = &req.non_nitro_max_iops {
+            if iops > max.value {
+                return Err(inv("iops", format!("{} attached to {} (not built on Nitro) may be provisioned with at most {} IOPS, got {} — nearest valid value {}", spec.id, host.id, max.value, iops, max.value)));
+            }
+        }
         if let Some(limit) = &req.nitro_above_iops {
-            if iops > limit.value && !host.nitro {
-                return Err(inv("iops", format!("{} above {} IOPS needs a Nitro instance; {} is not — nearest valid value {}", spec.id, limit.value, host.id, limit.value)));
+            if iops > limit.value {
+                let cap = limit.value;
+                device.iops.baseline = device.iops.baseline.min(cap);
+                device.iops.peak = device.iops.peak.min(cap);
+                warnings.push(format!(
+                    "{entry}: {} provisioned with {iops} IOPS on {} delivers at most {cap} IOPS: only instances built on Nitro reach more (the volume is billed as provisioned)",
+                    spec.id, host.id
+                ));
             }
         }
     }

@@ -60,11 +60,20 @@ pub struct DeviceModel {
     pub size_gib: f64,
     pub provisioned_iops: Option<f64>,
     pub provisioned_mib_s: Option<f64>,
+    /// The same in decimal MB/s, for devices priced and limited in MB/s.
+    pub provisioned_mb_s: Option<f64>,
+    /// Whether the vendor states this device's throughput in MB/s (10^6
+    /// bytes/s) rather than MiB/s.
+    pub throughput_decimal: bool,
+    /// File systems: the SSD IOPS included with the storage (the default).
+    pub iops_included: Option<f64>,
     /// File systems: the throughput-capacity level chosen.
     pub throughput_capacity_mb_s: Option<f64>,
     /// I/Os up to this size count once; larger count per unit.
     pub unit_bytes: f64,
     pub merge_sequential: bool,
+    /// Sequential I/Os smaller than this count one each, unmerged.
+    pub merge_min_bytes: f64,
     pub charge_whole_unit: bool,
     /// Counted I/Os per second.
     pub iops: Cap,
@@ -90,6 +99,9 @@ pub struct Provisioning {
     pub size_gib: Option<f64>,
     pub iops: Option<f64>,
     pub throughput_mib_s: Option<f64>,
+    /// Throughput asked in decimal MB/s (either field; converted to the
+    /// device's unit).
+    pub throughput_mb_s: Option<f64>,
     pub storage_gib: Option<f64>,
     pub burst: bool,
     pub on_demand: bool,
@@ -186,22 +198,30 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
         return Err(c.err("iops", format!("{id} does not take iops: {}", describe_rule(iops_rule, "IOPS"))));
     }
 
-    // ---- throughput (MiB/s)
+    // ---- throughput (MiB/s, or MB/s where the vendor defines it so)
     // Local devices may publish no throughput figure (instance store): no cap.
-    let tp_rule = match (&spec.throughput_mib_s, spec.kind) {
+    let decimal = spec.throughput_mb_s.is_some();
+    let (tp_field, tp_unit, tp_scale) = if decimal { ("throughput_mb_s", "MB/s", MB) } else { ("throughput_mib_s", "MiB/s", MIB) };
+    let tp_rule = match (spec.throughput_mib_s.as_ref().or(spec.throughput_mb_s.as_ref()), spec.kind) {
         (Some(r), _) => Some(r),
         (None, DeviceKind::Local) => None,
         (None, _) => {
             return Err(ModelError::invalid_catalog(Location::new("", id, "throughput_mib_s"), "a volume needs a throughput_mib_s rule"))
         }
     };
+    // Asked in either unit; converted to the device's.
+    let tp_asked = match (p.throughput_mib_s, p.throughput_mb_s) {
+        (Some(v), _) => Some(v * MIB / tp_scale),
+        (None, Some(v)) => Some(v * MB / tp_scale),
+        (None, None) => None,
+    };
     let (tp_base, prov_tp) = match tp_rule {
-        Some(r) => apply_rule(&mut c, "throughput_mib_s", r, size_gib, p.throughput_mib_s, Some(iops_base), "MiB/s")?,
+        Some(r) => apply_rule(&mut c, tp_field, r, size_gib, tp_asked, Some(iops_base), tp_unit)?,
         None => (f64::INFINITY, None),
     };
-    if p.throughput_mib_s.is_some() && prov_tp.is_none() {
-        let how = tp_rule.map_or("it has no published throughput".to_string(), |r| describe_rule(r, "MiB/s"));
-        return Err(c.err("throughput_mib_s", format!("{id} does not take throughput_mib_s: {how}")));
+    if tp_asked.is_some() && prov_tp.is_none() {
+        let how = tp_rule.map_or("it has no published throughput".to_string(), |r| describe_rule(r, tp_unit));
+        return Err(c.err(tp_field, format!("{id} does not take {tp_field}: {how}")));
     }
     let tp_tier_burst = match tp_rule {
         Some(Rule::Tiers { tiers }) => tiers
@@ -214,8 +234,9 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
     };
 
     let unit_bytes = c.n("accounting unit", &spec.accounting.unit_kib) * KIB;
+    let merge_min_bytes = spec.accounting.merge_min_kib.as_ref().map_or(0.0, |n| c.n("merge minimum", n) * KIB);
     let mut iops = Cap::flat(iops_base);
-    let mut bytes_s = Cap::flat(tp_base * MIB);
+    let mut bytes_s = Cap::flat(tp_base * tp_scale);
     let mut iops_bucket = None;
     let mut bytes_bucket = None;
 
@@ -227,15 +248,15 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
             }
         }
         if let Some(rule) = &spec.throughput_burst {
-            if let Some(b) = burst_bucket(&mut c, rule, size_gib, tp_base * MIB, MIB)? {
-                bytes_s = Cap { baseline: tp_base * MIB, peak: b.peak_per_s, bucket: Some(BucketRef::Bytes) };
+            if let Some(b) = burst_bucket(&mut c, rule, size_gib, tp_base * tp_scale, tp_scale)? {
+                bytes_s = Cap { baseline: tp_base * tp_scale, peak: b.peak_per_s, bucket: Some(BucketRef::Bytes) };
                 bytes_bucket = Some(b);
             }
         }
         // gp2 170–334 GiB: 250 MiB/s "while burst credits last" — the I/O
         // credit bucket governs it.
         if let (Some(tb), Some(_)) = (tp_tier_burst, &iops_bucket) {
-            bytes_s = Cap { baseline: tp_base * MIB, peak: tb * MIB, bucket: Some(BucketRef::Iops) };
+            bytes_s = Cap { baseline: tp_base * tp_scale, peak: tb * tp_scale, bucket: Some(BucketRef::Iops) };
         }
     }
     if p.on_demand {
@@ -249,7 +270,7 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
         }
         let (pi, pm) = (c.n("on-demand IOPS", &od.iops), c.n("on-demand MiB/s", &od.mib_s));
         iops = Cap { baseline: iops_base, peak: pi, bucket: Some(BucketRef::Unlimited) };
-        bytes_s = Cap { baseline: tp_base * MIB, peak: pm * MIB, bucket: Some(BucketRef::Unlimited) };
+        bytes_s = Cap { baseline: tp_base * tp_scale, peak: pm * MIB, bucket: Some(BucketRef::Unlimited) };
         iops_bucket = None;
         bytes_bucket = None;
     }
@@ -276,10 +297,14 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
         media: spec.media,
         size_gib,
         provisioned_iops: prov_iops,
-        provisioned_mib_s: prov_tp,
+        provisioned_mib_s: prov_tp.map(|v| v * tp_scale / MIB),
+        provisioned_mb_s: prov_tp.map(|v| v * tp_scale / MB),
+        throughput_decimal: decimal,
         throughput_capacity_mb_s: None,
+        iops_included: None,
         unit_bytes,
         merge_sequential: spec.accounting.merge_sequential,
+        merge_min_bytes,
         charge_whole_unit: spec.accounting.charge_whole_unit,
         iops,
         bytes_s,
@@ -448,7 +473,7 @@ fn provision_fs(mut c: Ctx, p: &Provisioning, _size: f64) -> Result<DeviceModel>
     }
     let levels: Vec<f64> = spec.levels.iter().map(|l| l.throughput_mb_s.value).collect();
     let list = levels.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(", ");
-    let asked = p.throughput_mib_s.ok_or_else(|| ModelError::Missing {
+    let asked = p.throughput_mib_s.or(p.throughput_mb_s).ok_or_else(|| ModelError::Missing {
         at: Location::new(&c.at.file, &c.at.entry, "throughput_mib_s"),
         hint: format!("{id} needs throughput_mib_s, its throughput capacity: one of {list}"),
         catalog: false,
@@ -469,7 +494,35 @@ fn provision_fs(mut c: Ctx, p: &Provisioning, _size: f64) -> Result<DeviceModel>
     }
     // "Disk limits = min(limits set by the file server, limits set by the
     // SSD storage)" (FSx performance pages).
-    let ssd_iops = c.n("SSD IOPS per GiB", &storage.iops_per_gib) * storage_gib;
+    let default_iops = c.n("SSD IOPS per GiB", &storage.iops_per_gib) * storage_gib;
+    // Provisioned SSD IOPS: at least the default (3 IOPS per GiB), at most
+    // the per-GiB ratio and the file system's maximum.
+    let ssd_iops = match p.iops {
+        None => default_iops,
+        Some(v) => {
+            let mut hi = f64::INFINITY;
+            let mut why = String::new();
+            if let Some(r) = &storage.max_iops_per_gib {
+                let r = c.n("SSD IOPS per GiB maximum", r);
+                hi = r * storage_gib;
+                why = format!("{} IOPS per GiB of storage, {} at {} GiB", fmt_num(r), fmt_num(hi), fmt_num(storage_gib));
+            }
+            if let Some(m) = &storage.max_iops {
+                let m = c.n("SSD IOPS maximum", m);
+                if m < hi {
+                    hi = m;
+                    why = format!("{} SSD IOPS per file system", fmt_num(m));
+                }
+            }
+            if v < default_iops.floor() {
+                return Err(c.err("iops", format!("{id} includes {} SSD IOPS at {} GiB (the default); provision that or more, got {} — nearest valid value {}", fmt_num(default_iops.floor()), fmt_num(storage_gib), fmt_num(v), fmt_num(default_iops.floor()))));
+            }
+            if v > hi {
+                return Err(c.err("iops", format!("{id} allows at most {why}, got {} — nearest valid value {}", fmt_num(v), fmt_num(hi.floor()))));
+            }
+            v
+        }
+    };
     let ssd_bytes = c.n("SSD MB/s per GiB", &storage.mb_s_per_gib) * storage_gib * MB;
     let disk_iops = c.n("disk IOPS", &level.disk_iops);
     let disk_bytes = c.n("disk MB/s", &level.disk_mb_s) * MB;
@@ -501,11 +554,15 @@ fn provision_fs(mut c: Ctx, p: &Provisioning, _size: f64) -> Result<DeviceModel>
         kind: spec.kind,
         media: spec.media,
         size_gib: storage_gib,
-        provisioned_iops: None,
+        provisioned_iops: p.iops,
         provisioned_mib_s: None,
+        provisioned_mb_s: None,
+        throughput_decimal: true,
         throughput_capacity_mb_s: Some(asked),
+        iops_included: Some(default_iops),
         unit_bytes,
         merge_sequential: spec.accounting.merge_sequential,
+        merge_min_bytes: spec.accounting.merge_min_kib.as_ref().map_or(0.0, |n| n.value * KIB),
         charge_whole_unit: spec.accounting.charge_whole_unit,
         iops,
         bytes_s,

@@ -27,6 +27,15 @@ pub struct ConfigLimits {
     pub name: String,
     pub title: Option<String>,
     pub host: String,
+    /// The licence whose instance price is used.
+    pub license: String,
+    pub engine: Option<String>,
+    /// The host's vCPUs, memory and relative CPU speed (with its basis),
+    /// where the catalog has them; the database model reads these.
+    pub host_vcpus: Option<f64>,
+    pub host_memory_gib: Option<f64>,
+    pub host_cpu_speed: Option<f64>,
+    pub host_cpu_speed_basis: Option<String>,
     pub region: String,
     pub ceilings: IndexMap<String, f64>,
     pub binding: IndexMap<String, String>,
@@ -39,6 +48,8 @@ pub struct ConfigLimits {
     pub cost_breakdown: Vec<CostItem>,
     /// What the figures assume where the scenario is silent.
     pub assumptions: Vec<String>,
+    /// Vendor rules that shaped the figures without refusing the config.
+    pub warnings: Vec<String>,
     /// Catalog figures behind this config that no vendor source confirms.
     pub unverified: Vec<String>,
 }
@@ -160,6 +171,7 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         let cache = dep.host.cache_gib.map(|g| format!(" ({g} GiB)")).unwrap_or_default();
         assumptions.push(format!("host cache: every read hits the cache{cache}, the best case; writes go to the disks as well"));
     }
+    assumptions.extend(dep.assumptions.iter().cloned());
     if dep.host.kind == crate::catalog::HostKind::Local {
         assumptions.push("on-premises hardware is not priced".into());
     }
@@ -188,6 +200,20 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
     };
     let cost = monthly_cost(cat, dep);
     let mut unverified: Vec<String> = h.unverified.clone();
+    // Instance-level bursts: the vendors say how long a full bucket lasts
+    // (EC2: "maximum performance for 30 minutes at least once every 24
+    // hours", ebs-optimized; Azure: up to 30 minutes), not how it refills.
+    // The model refills at the baseline rate less the I/O in flight.
+    let refill = |b: Option<&crate::bucket::Bucket>| b.map(|b| b.capacity / b.refill_per_s);
+    if let Some(hb) = &host_burst {
+        let full_refill = refill(h.ebs_iops_bucket.as_ref().or(h.uncached_iops_bucket.as_ref()).or(h.uncached_bytes_bucket.as_ref()));
+        let idle = full_refill.map(|s| format!(" (an empty bucket refills in {} s at idle)", s.round())).unwrap_or_default();
+        assumptions.push(format!(
+            "{}: a full bucket lasts 30 minutes at the burst rate, as the vendor states; it refills at the baseline rate less the I/O in use{idle} — the refill rate is not published (EC2: \"at least once every 24 hours\")",
+            hb.what
+        ));
+        unverified.push(format!("{}: burst refill rate", hb.what));
+    }
     for p in &dep.pools {
         unverified.extend(p.device.unverified.iter().cloned());
     }
@@ -204,6 +230,12 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         name: dep.name.clone(),
         title: dep.title.clone(),
         host: h.id.clone(),
+        license: dep.license.clone(),
+        engine: dep.engine.clone(),
+        host_vcpus: h.vcpus,
+        host_memory_gib: h.memory_gib,
+        host_cpu_speed: h.cpu_speed,
+        host_cpu_speed_basis: h.cpu_speed_basis.clone(),
         region: cost.region.clone(),
         ceilings,
         binding,
@@ -215,6 +247,7 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         cost_complete: cost.complete,
         cost_breakdown: cost.breakdown,
         assumptions,
+        warnings: dep.warnings.clone(),
         unverified,
     }
 }

@@ -140,9 +140,11 @@ impl Resource {
     /// The binding text in a bucket state: `host t3.medium: EBS burst 11800 IOPS`.
     pub fn label(&self, full: bool) -> String {
         if self.unit == Unit::Flows {
-            let per = self.cap.baseline / f64::from(self.flows.max(1));
+            // A per-share flow (`each`) carries one flow of the pool's `flows`.
+            let per = if self.each { self.cap.baseline } else { self.cap.baseline / f64::from(self.flows.max(1)) };
             let s = if self.flows > 1 { "s" } else { "" };
-            return format!("{}: {} flow{s} × {}", self.owner, self.flows.max(1), self.value_text(per));
+            let each = if self.each { ", one per share" } else { "" };
+            return format!("{}: {} flow{s} × {}{each}", self.owner, self.flows.max(1), self.value_text(per));
         }
         let state = match (self.cap.bursts(), full) {
             (true, true) => "burst ",
@@ -211,6 +213,9 @@ struct HostRes {
     cached: Option<(usize, usize)>,
     net: Option<usize>,
     flows: Option<usize>,
+    /// `spread`: one flow per share — an I/O goes to one share, so it rides
+    /// one flow whatever the share count.
+    member_flows: Vec<usize>,
 }
 
 fn device_owner(pool: &Pool) -> String {
@@ -240,7 +245,7 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
     let owner = device_owner(pool);
     let each = pool.count > 1;
     let fs = d.kind == DeviceKind::FileSystem;
-    let tp_unit = if fs { Unit::MbS } else { Unit::MibS };
+    let tp_unit = if fs || d.throughput_decimal { Unit::MbS } else { Unit::MibS };
     let mut out = Vec::new();
     let base = |kind: Kind, pre: &'static str, post: &'static str, unit: Unit, cap: Cap, bucket: Option<Bucket>, member: u32| Resource {
         id: ResourceId { scope: Scope::Pool { index: pool_index, member }, kind },
@@ -287,7 +292,7 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         flows: 0,
         member: None,
     };
-    let mut host = HostRes { ebs: None, uncached: None, cached: None, net: None, flows: None };
+    let mut host = HostRes { ebs: None, uncached: None, cached: None, net: None, flows: None, member_flows: Vec::new() };
     let block_volume = pool.path == PathKind::Block && d.kind == DeviceKind::Volume;
     if block_volume {
         if let (Some(i), Some(b)) = (h.ebs_iops, h.ebs_bytes_s) {
@@ -297,13 +302,13 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         }
         if let (Some(i), Some(b)) = (h.uncached_iops, h.uncached_bytes_s) {
             let a = push(&mut out, hres(Kind::UncachedIops, "uncached ", "limit ", Unit::Iops, i, h.uncached_iops_bucket.clone()));
-            let c = push(&mut out, hres(Kind::UncachedBytes, "uncached ", "limit ", Unit::MibS, b, h.uncached_bytes_bucket.clone()));
+            let c = push(&mut out, hres(Kind::UncachedBytes, "uncached ", "limit ", Unit::MbS, b, h.uncached_bytes_bucket.clone()));
             host.uncached = Some((a, c));
         }
         if pool.host_cache != HostCacheMode::None {
             if let (Some(i), Some(b)) = (h.cached_iops, h.cached_bytes_s) {
                 let a = push(&mut out, hres(Kind::CachedIops, "cached ", "limit ", Unit::Iops, Cap::flat(i), None));
-                let c = push(&mut out, hres(Kind::CachedBytes, "cached ", "limit ", Unit::MibS, Cap::flat(b), None));
+                let c = push(&mut out, hres(Kind::CachedBytes, "cached ", "limit ", Unit::MbS, Cap::flat(b), None));
                 host.cached = Some((a, c));
             }
         }
@@ -312,7 +317,17 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
         if let Some(net) = h.network_bytes_s {
             host.net = Some(push(&mut out, hres(Kind::Network, "network ", "", Unit::Gbps, net, None)));
         }
-        if let Some(flow) = h.flow_bytes_s {
+        if let (Some(flow), Layout::Spread) = (h.flow_bytes_s, pool.layout) {
+            for m in 0..pool.count {
+                // One share, one connection: each member's own flow.
+                let mut r = hres(Kind::Flows, "", "", Unit::Flows, Cap::flat(flow), None);
+                r.id.scope = Scope::Pool { index: pool_index, member: m };
+                r.owner = format!("path {}", pool.path.name());
+                r.flows = pool.count;
+                r.each = true;
+                host.member_flows.push(push(&mut out, r));
+            }
+        } else if let Some(flow) = h.flow_bytes_s {
             let flows = pool.flows.max(1);
             let mut r = hres(Kind::Flows, "", "", Unit::Flows, Cap::flat(flow * f64::from(flows)), None);
             r.owner = format!("path {}", pool.path.name());
@@ -398,7 +413,8 @@ impl PoolPlan {
     pub fn new(dep: &Deployment, pool: &Pool, size_bytes: f64, sequential: bool) -> PoolPlan {
         let (resources, members, host) = build_resources(dep, pool);
         let dev = &pool.device;
-        let merged = sequential && dev.merge_sequential;
+        // EBS merges sequential I/O only from 32 KiB up (`merge_min_bytes`).
+        let merged = sequential && dev.merge_sequential && size_bytes >= dev.merge_min_bytes;
         // Datasheet IOPS of local devices are random-access figures: a
         // sequential stream on them is bound by the transfer rate.
         let iops_apply = !(dev.kind == DeviceKind::Local && sequential);
@@ -420,6 +436,9 @@ impl PoolPlan {
                     let mr = &members[m as usize];
                     if let Some(net) = mr.net {
                         t.entries.push((net as u32, len));
+                    }
+                    if let Some(&f) = host.member_flows.get(m as usize) {
+                        t.entries.push((f as u32, len));
                     }
                     if class == IoClass::ReadHit {
                         continue;

@@ -26,8 +26,9 @@ pub struct ConfigSpec {
     pub host: String,
     #[serde(default)]
     pub title: Option<String>,
-    /// Host license for prices: `linux` (default), `windows`,
-    /// `windows-sql-standard`, `windows-sql-enterprise`, ...
+    /// Host licence for prices: `linux` (default), `windows`,
+    /// `windows-sql-standard`, `windows-sql-enterprise` (licence-included
+    /// SQL Server on Windows).
     #[serde(default)]
     pub license: Option<String>,
     /// The database engine on an RDS host (decides RDS storage striping):
@@ -135,6 +136,9 @@ pub struct PoolSpec {
     pub iops: Option<f64>,
     #[serde(default)]
     pub throughput_mib_s: Option<f64>,
+    /// The same in decimal MB/s (Azure Ultra Disk's unit); give one.
+    #[serde(default)]
+    pub throughput_mb_s: Option<f64>,
     #[serde(default)]
     pub storage_gib: Option<f64>,
     #[serde(default)]

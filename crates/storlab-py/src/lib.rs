@@ -1,145 +1,23 @@
 //! storlab's Python binding: the only crate that knows pyo3. Each wrapper
-//! delegates to a storlab crate in a few lines; results cross as JSON text,
-//! errors as the `storlab.errors` hierarchy (mapped in one place, `to_py`).
+//! delegates to a storlab crate in a few lines. Three things are done once
+//! here, for every function:
+//!
+//! - errors: every crate's error becomes one class of `storlab.errors`
+//!   (`raise`, via the `PyErrOf` impls below);
+//! - long work: `off_gil` runs it on its own thread while this one polls for
+//!   Ctrl-C and calls the progress callback; a Ctrl-C or a callback that
+//!   raises sets the stop flag, and the work keeps what it measured;
+//! - the catalog: loaded once into a `Catalog` object the caller keeps.
+//!
+//! Records cross as JSON text (one string, not one object per result).
+//! Keyword arguments left as None take the Rust `Default` of their options.
 
 use pyo3::prelude::*;
-use storlab_model::{Catalog, ModelError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Maps a model error onto storlab.errors: catalog problems become
-/// CatalogError, everything else in user input ScenarioError.
-fn to_py(py: Python<'_>, e: ModelError) -> PyErr {
-    let class = if e.is_catalog() { "CatalogError" } else { "ScenarioError" };
-    match py.import("storlab.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((e.to_string(),))) {
-        Ok(obj) => PyErr::from_value(obj),
-        Err(err) => err,
-    }
-}
-
-/// Runs `f` without the GIL, then lets Python deliver a pending Ctrl-C as
-/// KeyboardInterrupt.
-fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let out = py.allow_threads(f);
-    py.check_signals()?;
-    Ok(out)
-}
-
-fn load(py: Python<'_>, files: &[(String, String)]) -> PyResult<Catalog> {
-    released(py, || Catalog::from_sources(files.iter().map(|(n, t)| (n.as_str(), t.as_str()))))?.map_err(|e| to_py(py, e))
-}
-
-/// `limits_json(scenario_name, scenario_text, catalog_files) -> str`: the
-/// limits record of every config, as JSON.
-#[pyfunction]
-fn limits_json(py: Python<'_>, scenario_name: &str, scenario_text: &str, catalog_files: Vec<(String, String)>) -> PyResult<String> {
-    let cat = load(py, &catalog_files)?;
-    let report = released(py, || storlab_model::limits(&cat, scenario_name, scenario_text))?.map_err(|e| to_py(py, e))?;
-    Ok(serde_json::to_string(&report).expect("limits report serialises"))
-}
-
-/// `catalog_json(catalog_files) -> str`: every device, host, price and
-/// source of the catalog, with the file each came from.
-#[pyfunction]
-fn catalog_json(py: Python<'_>, catalog_files: Vec<(String, String)>) -> PyResult<String> {
-    let cat = load(py, &catalog_files)?;
-    let v = serde_json::json!({
-        "devices": cat.devices.values().map(|d| {
-            let mut v = serde_json::to_value(d).expect("device serialises");
-            v["file"] = cat.origin.get(&d.id).cloned().into();
-            v
-        }).collect::<Vec<_>>(),
-        "hosts": cat.hosts.values().map(|h| {
-            let mut v = serde_json::to_value(h).expect("host serialises");
-            v["file"] = cat.origin.get(&h.id).cloned().into();
-            v
-        }).collect::<Vec<_>>(),
-        "prices": cat.prices,
-        "sources": cat.sources,
-        "regions": cat.regions(),
-    });
-    Ok(v.to_string())
-}
-
-/// `catalog_entry_json(catalog_files, id) -> str`: one device or host with
-/// its prices and the sources its numbers cite.
-#[pyfunction]
-fn catalog_entry_json(py: Python<'_>, catalog_files: Vec<(String, String)>, id: &str) -> PyResult<String> {
-    let cat = load(py, &catalog_files)?;
-    let entry = if let Some(d) = cat.devices.get(id) {
-        serde_json::json!({"type": "device", "entry": d, "src": d.src})
-    } else if let Some(h) = cat.hosts.get(id) {
-        serde_json::json!({"type": "host", "entry": h, "src": h.src})
-    } else {
-        let all = cat.devices.keys().chain(cat.hosts.keys()).map(|s| s.as_str());
-        return Err(to_py(py, ModelError::UnknownId {
-            at: storlab_model::error::Location::new("catalog", "", ""),
-            what: "catalog id",
-            id: id.to_string(),
-            suggestion: storlab_model::error::nearest(id, all),
-            catalog: false,
-        }));
-    };
-    let prices: Vec<_> = cat.prices.iter().filter(|p| p.item == id || p.item == format!("aws/rds/{}", id.rsplit('/').next().unwrap_or(""))).collect();
-    let v = serde_json::json!({
-        "id": id,
-        "file": cat.origin.get(id),
-        "type": entry["type"],
-        "entry": entry["entry"],
-        "prices": prices,
-        "sources": cat.sources,
-    });
-    Ok(v.to_string())
-}
-
-fn sim_to_py(py: Python<'_>, e: storlab_sim::SimError) -> PyErr {
-    use storlab_sim::SimError;
-    let class = match &e {
-        SimError::Model(m) => return to_py(py, m.clone()),
-        SimError::NoLatency { .. } => "CatalogError",
-        _ => "ScenarioError",
-    };
-    match py.import("storlab.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((e.to_string(),))) {
-        Ok(obj) => PyErr::from_value(obj),
-        Err(err) => err,
-    }
-}
-
-/// `simulate_json(scenario_name, scenario_text, scenario_dir, catalog_files,
-/// period_s=None, progress=None) -> str`: the run record. `progress(fraction)`
-/// is called now and then; Ctrl-C stops the run and the record keeps what
-/// was simulated (`interrupted: true`).
-#[pyfunction]
-#[pyo3(signature = (scenario_name, scenario_text, scenario_dir, catalog_files, period_s=None, progress=None))]
-fn simulate_json(
-    py: Python<'_>,
-    scenario_name: &str,
-    scenario_text: &str,
-    scenario_dir: &str,
-    catalog_files: Vec<(String, String)>,
-    period_s: Option<f64>,
-    progress: Option<PyObject>,
-) -> PyResult<String> {
-    let cat = load(py, &catalog_files)?;
-    let dir = std::path::PathBuf::from(scenario_dir);
-    let rec = py.allow_threads(|| {
-        let mut report = |fraction: f64| -> bool {
-            Python::with_gil(|py| {
-                if py.check_signals().is_err() {
-                    return false;
-                }
-                if let Some(cb) = &progress {
-                    if cb.call1(py, (fraction,)).is_err() {
-                        return false;
-                    }
-                }
-                true
-            })
-        };
-        storlab_sim::simulate(&cat, scenario_name, scenario_text, &dir, period_s, &mut report)
-    });
-    let rec = rec.map_err(|e| sim_to_py(py, e))?;
-    Ok(serde_json::to_string(&rec).expect("run record serialises"))
-}
-
+/// Raises `storlab.errors.<class>(msg)`.
 fn raise(py: Python<'_>, class: &str, msg: String) -> PyErr {
     match py.import("storlab.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1((msg,))) {
         Ok(obj) => PyErr::from_value(obj),
@@ -147,224 +25,506 @@ fn raise(py: Python<'_>, class: &str, msg: String) -> PyErr {
     }
 }
 
-/// `bench_disk_json(path, profile, fio_name, fio_text, size_bytes, engine,
-/// runs, runtime_s, interval_s, direct, seed, progress) -> str`: measures the
-/// jobs of a CrystalDiskMark preset or a fio job file on a test file inside
-/// `path`. Ctrl-C stops the run; the report keeps what was measured
-/// (`interrupted: true`) and the test file is removed either way.
+/// The storlab.errors class each crate's errors belong to.
+trait PyErrOf: std::fmt::Display {
+    fn class(&self) -> &'static str;
+    fn to_py(&self, py: Python<'_>) -> PyErr {
+        raise(py, self.class(), self.to_string())
+    }
+}
+
+impl PyErrOf for storlab_model::ModelError {
+    fn class(&self) -> &'static str {
+        if self.is_catalog() {
+            "CatalogError"
+        } else {
+            "ScenarioError"
+        }
+    }
+}
+
+impl PyErrOf for storlab_sim::SimError {
+    fn class(&self) -> &'static str {
+        match self {
+            storlab_sim::SimError::Model(m) => m.class(),
+            storlab_sim::SimError::NoLatency { .. } => "CatalogError",
+            _ => "ScenarioError",
+        }
+    }
+}
+
+impl PyErrOf for storlab_bench::BenchError {
+    fn class(&self) -> &'static str {
+        match self {
+            storlab_bench::BenchError::Path { .. } | storlab_bench::BenchError::Job { .. } => "ScenarioError",
+            _ => "EngineError",
+        }
+    }
+}
+
+impl PyErrOf for storlab_workload::WorkloadError {
+    fn class(&self) -> &'static str {
+        "ScenarioError"
+    }
+}
+
+impl PyErrOf for storlab_db::DbError {
+    fn class(&self) -> &'static str {
+        if self.is_input() {
+            "ScenarioError"
+        } else {
+            "DatabaseError"
+        }
+    }
+}
+
+/// What long work can watch: a stop flag set on Ctrl-C (or when the
+/// progress callback raises), and counters the callback is shown.
+#[derive(Default)]
+struct Watch {
+    stop: AtomicBool,
+    /// Up to three counters, meaning what each function says.
+    counters: [AtomicU64; 3],
+}
+
+impl Watch {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+    fn set(&self, i: usize, v: u64) {
+        self.counters[i].store(v, Ordering::Relaxed);
+    }
+}
+
+/// Runs `work` on its own thread, without the GIL. Every `poll` this
+/// thread checks for Ctrl-C and calls `progress(*args(counters))`; either a
+/// Ctrl-C or a callback that raises sets the stop flag, and the work is
+/// waited for so that it ends cleanly and keeps what it measured. Returns
+/// the work's result and whether it was stopped from here.
+fn off_gil<T: Send + 'static>(
+    py: Python<'_>,
+    poll: Duration,
+    progress: Option<PyObject>,
+    args: impl for<'py> Fn(Python<'py>, &[u64; 3]) -> PyResult<Bound<'py, pyo3::types::PyTuple>>,
+    work: impl FnOnce(&Watch) -> T + Send + 'static,
+) -> PyResult<(T, bool)> {
+    let watch = Arc::new(Watch::default());
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let watch = watch.clone();
+        std::thread::Builder::new()
+            .name("storlab-work".into())
+            .spawn(move || {
+                let _ = tx.send(work(&watch));
+            })
+            .map_err(|e| raise(py, "EngineError", format!("cannot start a worker thread: {e}")))?;
+    }
+    let rx = std::sync::Mutex::new(rx);
+    let mut stopped = false;
+    loop {
+        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(poll)) {
+            Ok(out) => return Ok((out, stopped)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    stopped = true;
+                    watch.stop.store(true, Ordering::Relaxed);
+                }
+                if let (Some(cb), false) = (&progress, watch.stopped()) {
+                    let c = [0, 1, 2].map(|i| watch.counters[i].load(Ordering::Relaxed));
+                    if cb.call1(py, args(py, &c)?).is_err() {
+                        stopped = true;
+                        watch.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(raise(py, "EngineError", "the worker thread ended without a result".into()))
+            }
+        }
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("records serialise")
+}
+
+/// A catalog, validated once and kept: `Catalog(files)` with `files` a list
+/// of (display name, TOML text).
+#[pyclass(frozen, module = "storlab._native")]
+struct Catalog {
+    inner: Arc<storlab_model::Catalog>,
+}
+
+#[pymethods]
+impl Catalog {
+    #[new]
+    fn new(py: Python<'_>, files: Vec<(String, String)>) -> PyResult<Self> {
+        let cat = py.allow_threads(|| storlab_model::Catalog::from_sources(files.iter().map(|(n, t)| (n.as_str(), t.as_str()))));
+        Ok(Catalog { inner: Arc::new(cat.map_err(|e| e.to_py(py))?) })
+    }
+
+    /// Every device, host, price and source, with the file each came from.
+    fn to_json(&self) -> String {
+        let cat = &self.inner;
+        let with_file = |id: &str, v: serde_json::Value| {
+            let mut v = v;
+            v["file"] = cat.origin.get(id).cloned().into();
+            v
+        };
+        serde_json::json!({
+            "devices": cat.devices.values().map(|d| with_file(&d.id, serde_json::to_value(d).expect("device serialises"))).collect::<Vec<_>>(),
+            "hosts": cat.hosts.values().map(|h| with_file(&h.id, serde_json::to_value(h).expect("host serialises"))).collect::<Vec<_>>(),
+            "prices": cat.prices,
+            "sources": cat.sources,
+            "regions": cat.regions(),
+        })
+        .to_string()
+    }
+
+    /// One device or host with its prices and the sources its numbers cite.
+    fn entry_json(&self, py: Python<'_>, id: &str) -> PyResult<String> {
+        let cat = &self.inner;
+        let (kind, entry) = if let Some(d) = cat.devices.get(id) {
+            ("device", serde_json::to_value(d).expect("device serialises"))
+        } else if let Some(h) = cat.hosts.get(id) {
+            ("host", serde_json::to_value(h).expect("host serialises"))
+        } else {
+            let all = cat.devices.keys().chain(cat.hosts.keys()).map(|s| s.as_str());
+            return Err(storlab_model::ModelError::UnknownId {
+                at: storlab_model::error::Location::new("catalog", "", ""),
+                what: "catalog id",
+                id: id.to_string(),
+                suggestion: storlab_model::error::nearest(id, all),
+                catalog: false,
+            }
+            .to_py(py));
+        };
+        let rds = format!("aws/rds/{}", id.rsplit('/').next().unwrap_or(""));
+        let prices: Vec<_> = cat.prices.iter().filter(|p| p.item == id || p.item == rds).collect();
+        Ok(serde_json::json!({
+            "id": id, "file": cat.origin.get(id), "type": kind, "entry": entry, "prices": prices, "sources": cat.sources,
+        })
+        .to_string())
+    }
+
+    /// The `storlab limits` record of every config of a scenario.
+    fn limits_json(&self, py: Python<'_>, scenario_name: &str, scenario_text: &str) -> PyResult<String> {
+        let cat = &self.inner;
+        let report = py.allow_threads(|| storlab_model::limits(cat, scenario_name, scenario_text));
+        Ok(json(&report.map_err(|e| e.to_py(py))?))
+    }
+
+    /// Simulates the scenario's workload on every config and returns the run
+    /// record. `progress(fraction)` is called now and then; Ctrl-C stops the
+    /// run and the record keeps what was simulated (`interrupted: true`).
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None))]
+    fn simulate_json(
+        &self,
+        py: Python<'_>,
+        scenario_name: String,
+        scenario_text: String,
+        scenario_dir: String,
+        period_s: Option<f64>,
+        progress: Option<PyObject>,
+    ) -> PyResult<String> {
+        let cat = self.inner.clone();
+        let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
+            let mut report = |fraction: f64| {
+                w.set(0, fraction.to_bits());
+                !w.stopped()
+            };
+            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &mut report)
+        })?;
+        let mut rec = rec.map_err(|e| e.to_py(py))?;
+        rec.interrupted |= stopped;
+        Ok(json(&rec))
+    }
+}
+
+/// Measures the jobs of a CrystalDiskMark preset (`profile`) or a fio job
+/// file (`job_name`, `job_text`) on a test file inside `path` and returns
+/// the run record. `progress(done_jobs, total_jobs)`. Ctrl-C stops the run;
+/// the record keeps what was measured and the test file is removed either way.
 #[pyfunction]
-#[pyo3(signature = (path, profile, fio_name, fio_text, size_bytes, engine, runs, runtime_s=None, interval_s=None, direct=true, seed=1, progress=None, existing_file=None))]
+#[pyo3(signature = (path, *, size_bytes, profile=None, job_name=None, job_text=None, engine=None, runs=None, runtime_s=None, interval_s=None, direct=None, seed=None, progress=None, existing_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn bench_disk_json(
     py: Python<'_>,
-    path: &str,
-    profile: Option<&str>,
-    fio_name: Option<&str>,
-    fio_text: Option<&str>,
+    path: String,
     size_bytes: u64,
-    engine: &str,
+    profile: Option<&str>,
+    job_name: Option<&str>,
+    job_text: Option<&str>,
+    engine: Option<&str>,
     runs: Option<u32>,
     runtime_s: Option<f64>,
     interval_s: Option<f64>,
-    direct: bool,
-    seed: u64,
+    direct: Option<bool>,
+    seed: Option<u64>,
     progress: Option<PyObject>,
     existing_file: Option<String>,
 ) -> PyResult<String> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::time::Duration;
     use storlab_bench::engine::EngineKind;
     use storlab_workload::presets::Preset;
 
-    let kind = EngineKind::parse(engine)
-        .ok_or_else(|| raise(py, "EngineError", format!("--engine '{engine}' — use io_uring, psync or null")))?;
-    let (jobs, cdm, preset) = match (profile, fio_text) {
+    let defaults = storlab_bench::BenchOptions::default();
+    let kind = match engine {
+        None => defaults.engine,
+        Some(e) => EngineKind::parse(e).ok_or_else(|| raise(py, "EngineError", format!("--engine '{e}' — use io_uring, psync or null")))?,
+    };
+    let (jobs, preset, workload) = match (profile, job_text) {
         (Some(p), _) => {
-            let pr = Preset::by_name(p).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
-            (pr.jobs(), true, Some(pr))
+            let pr = Preset::by_name(p).map_err(|e| e.to_py(py))?;
+            (pr.jobs(), Some(pr), p.to_string())
         }
         (None, Some(text)) => {
-            let jobs = storlab_workload::fio::parse(fio_name.unwrap_or("job.fio"), text).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
-            (jobs, false, None)
+            let name = job_name.unwrap_or("job.fio");
+            (storlab_workload::fio::parse(name, text).map_err(|e| e.to_py(py))?, None, name.to_string())
         }
         (None, None) => return Err(raise(py, "ScenarioError", "give --profile NAME or --job FILE.fio".into())),
     };
     let opts = storlab_bench::BenchOptions {
         size_bytes,
         engine: kind,
-        runs: runs.unwrap_or(preset.map_or(1, |p| p.runs)),
-        cdm,
+        runs: runs.unwrap_or(preset.map_or(defaults.runs, |p| p.runs)),
+        cdm: preset.is_some(),
         runtime: runtime_s.map(Duration::from_secs_f64).or(preset.map(|p| p.measure)),
-        interval: interval_s.map(Duration::from_secs_f64).unwrap_or(preset.map_or(Duration::ZERO, |p| p.interval)),
-        direct,
-        seed,
+        interval: interval_s.map(Duration::from_secs_f64).unwrap_or(preset.map_or(defaults.interval, |p| p.interval)),
+        direct: direct.unwrap_or(defaults.direct),
+        seed: seed.unwrap_or(defaults.seed),
         existing_file: existing_file.map(std::path::PathBuf::from),
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicUsize::new(0));
-    let total = jobs.len();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let rx = std::sync::Mutex::new(rx);
+    let total = jobs.len() as u64;
     let dir = std::path::PathBuf::from(path);
-    {
-        let (stop, done) = (stop.clone(), done.clone());
-        std::thread::spawn(move || {
-            let r = storlab_bench::bench_disk(&dir, &jobs, &opts, &stop, &mut |d, _| done.store(d, Ordering::Relaxed));
-            let _ = tx.send(r);
-        });
-    }
-    let mut interrupted = false;
-    let report = loop {
-        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(Duration::from_millis(100))) {
-            Ok(r) => break r,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if py.check_signals().is_err() {
-                    interrupted = true;
-                    stop.store(true, Ordering::Relaxed);
-                }
-                if let Some(cb) = &progress {
-                    cb.call1(py, (done.load(Ordering::Relaxed), total))?;
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(raise(py, "EngineError", "the benchmark thread ended without a result".into()))
-            }
-        }
-    };
-    let mut report = report.map_err(|e| {
-        let class = match &e {
-            storlab_bench::BenchError::Path { .. } => "ScenarioError",
-            storlab_bench::BenchError::Job { .. } => "ScenarioError",
-            _ => "EngineError",
-        };
-        raise(py, class, e.to_string())
+    let seed = opts.seed;
+    let (report, stopped) = off_gil(py, Duration::from_millis(100), progress, count_args, move |w| {
+        w.set(1, total);
+        storlab_bench::bench_disk(&dir, &jobs, &opts, &w.stop, &mut |done, _| w.set(0, done as u64))
     })?;
-    report.interrupted |= interrupted;
-    Ok(serde_json::to_string(&report).expect("bench report serialises"))
+    let mut rec = report.map_err(|e| e.to_py(py))?.into_record(&workload, seed);
+    rec.interrupted |= stopped;
+    Ok(json(&rec))
 }
 
-/// Reads the JSON spec the Python front end builds for `bench db`.
-fn db_spec(spec: &str) -> Result<(storlab_db::Db, storlab_db::Workload, serde_json::Value), storlab_db::DbError> {
-    use storlab_db::{DbError, Workload};
-    let v: serde_json::Value = serde_json::from_str(spec).map_err(|e| DbError::Input(format!("bench db spec: {e}")))?;
-    let db = if let Some(p) = v["db"]["sqlite"].as_str() {
-        storlab_db::Db::Sqlite { path: p.into() }
-    } else {
-        storlab_db::Db::Postgres(storlab_db::pg::Target::parse(v["db"]["postgres"].as_str().unwrap_or(""))?)
-    };
-    let w = &v["workload"];
-    let u = |x: &serde_json::Value, d: u64| x.as_u64().unwrap_or(d);
-    let wl = match w["kind"].as_str().unwrap_or("") {
-        "tpcc" => Workload::Tpcc(storlab_db::TpccOptions {
-            warehouses: u(&w["warehouses"], 1) as u32,
-            all_warehouses: w["all_warehouses"].as_bool().unwrap_or(false),
-            key_and_think: w["key_and_think"].as_bool().unwrap_or(false),
-        }),
-        "insert" => Workload::Insert(storlab_db::insert::InsertOptions { rows_per_vu: u(&w["rows"], 10_000), commit_every: u(&w["commit_every"], 100) }),
-        _ => {
-            let mut cw = storlab_db::custom::Workload::parse(w["file"].as_str().unwrap_or("workload.toml"), w["text"].as_str().unwrap_or(""))?;
-            if let Some(s) = w["scale"].as_i64() {
-                cw.scale = s;
-            }
-            Workload::Custom(cw)
-        }
-    };
-    Ok((db, wl, v))
+/// Where a database workload runs: `DbTarget.sqlite(path)` or
+/// `DbTarget.postgres(dsn)` (credentials from the DSN, PGPASSWORD or .pgpass).
+#[pyclass(frozen, module = "storlab._native")]
+struct DbTarget {
+    inner: storlab_db::Db,
 }
 
-fn db_to_py(py: Python<'_>, e: storlab_db::DbError) -> PyErr {
-    raise(py, if e.is_input() { "ScenarioError" } else { "DatabaseError" }, e.to_string())
-}
-
-/// Runs `f` on its own thread while this one (holding the GIL only briefly)
-/// reports progress and turns Ctrl-C into the stop flag; the result keeps
-/// what was measured.
-fn polled(
-    py: Python<'_>,
-    progress: Option<PyObject>,
-    f: impl FnOnce(&storlab_db::Progress) -> Result<serde_json::Value, storlab_db::DbError> + Send + 'static,
-) -> PyResult<(serde_json::Value, bool)> {
-    use std::sync::atomic::Ordering;
-    use std::time::Duration;
-    let state = storlab_db::Progress::default();
-    let (tx, rx) = std::sync::mpsc::channel();
-    {
-        let state = state.clone();
-        std::thread::spawn(move || {
-            let _ = tx.send(f(&state));
-        });
+#[pymethods]
+impl DbTarget {
+    #[staticmethod]
+    fn sqlite(path: String) -> DbTarget {
+        DbTarget { inner: storlab_db::Db::Sqlite { path: path.into() } }
     }
-    let rx = std::sync::Mutex::new(rx);
-    let mut interrupted = false;
-    let r = loop {
-        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(Duration::from_millis(250))) {
-            Ok(r) => break r,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                if py.check_signals().is_err() {
-                    interrupted = true;
+
+    #[staticmethod]
+    fn postgres(py: Python<'_>, dsn: &str) -> PyResult<DbTarget> {
+        Ok(DbTarget { inner: storlab_db::Db::Postgres(storlab_db::pg::Target::parse(dsn).map_err(|e| e.to_py(py))?) })
+    }
+
+    /// Where it runs, credentials left out.
+    fn display(&self) -> String {
+        self.inner.display()
+    }
+}
+
+/// What runs: `DbWorkload.tpcc(...)`, `DbWorkload.insert(...)` or
+/// `DbWorkload.file(name, text)`; options left as None take their defaults.
+#[pyclass(frozen, module = "storlab._native")]
+struct DbWorkload {
+    inner: storlab_db::Workload,
+}
+
+#[pymethods]
+impl DbWorkload {
+    #[staticmethod]
+    #[pyo3(signature = (*, warehouses=None, all_warehouses=None, key_and_think=None))]
+    fn tpcc(warehouses: Option<u32>, all_warehouses: Option<bool>, key_and_think: Option<bool>) -> DbWorkload {
+        let d = storlab_db::TpccOptions::default();
+        DbWorkload {
+            inner: storlab_db::Workload::Tpcc(storlab_db::TpccOptions {
+                warehouses: warehouses.unwrap_or(d.warehouses),
+                all_warehouses: all_warehouses.unwrap_or(d.all_warehouses),
+                key_and_think: key_and_think.unwrap_or(d.key_and_think),
+            }),
+        }
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (*, rows_per_vu=None, commit_every=None))]
+    fn insert(rows_per_vu: Option<u64>, commit_every: Option<u64>) -> DbWorkload {
+        let d = storlab_db::insert::InsertOptions::default();
+        DbWorkload {
+            inner: storlab_db::Workload::Insert(storlab_db::insert::InsertOptions {
+                rows_per_vu: rows_per_vu.unwrap_or(d.rows_per_vu),
+                commit_every: commit_every.unwrap_or(d.commit_every),
+            }),
+        }
+    }
+
+    #[staticmethod]
+    #[pyo3(signature = (name, text, *, scale=None))]
+    fn file(py: Python<'_>, name: &str, text: &str, scale: Option<i64>) -> PyResult<DbWorkload> {
+        let mut w = storlab_db::custom::Workload::parse(name, text).map_err(|e| e.to_py(py))?;
+        if let Some(s) = scale {
+            w.scale = s;
+        }
+        Ok(DbWorkload { inner: storlab_db::Workload::Custom(w) })
+    }
+
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+}
+
+/// `progress(fraction)` for simulations (counter 0 holds the f64's bits).
+fn fraction_args<'py>(py: Python<'py>, c: &[u64; 3]) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    (f64::from_bits(c[0]),).into_pyobject(py)
+}
+
+/// `progress(done, total)` for I/O jobs.
+fn count_args<'py>(py: Python<'py>, c: &[u64; 3]) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    (c[0], c[1]).into_pyobject(py)
+}
+
+/// `progress(phase, done, total)` for database work.
+fn db_progress_args<'py>(py: Python<'py>, c: &[u64; 3]) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    (c[0], c[1], c[2]).into_pyobject(py)
+}
+
+/// Mirrors the driver's progress into the watch and the watch's stop flag
+/// into the driver, while `f` runs.
+fn with_db_progress<T>(w: &Watch, f: impl FnOnce(&storlab_db::Progress) -> T) -> T {
+    let state = storlab_db::Progress::default();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if w.stopped() {
                     state.stop.store(true, Ordering::Relaxed);
                 }
-                if let Some(cb) = &progress {
-                    let args = (state.phase.load(Ordering::Relaxed), state.done.load(Ordering::Relaxed), state.total.load(Ordering::Relaxed));
-                    if cb.call1(py, args).is_err() {
-                        state.stop.store(true, Ordering::Relaxed);
-                    }
-                }
+                w.set(0, u64::from(state.phase.load(Ordering::Relaxed)));
+                w.set(1, state.done.load(Ordering::Relaxed));
+                w.set(2, state.total.load(Ordering::Relaxed));
+                std::thread::sleep(Duration::from_millis(50));
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Err(raise(py, "DatabaseError", "the driver thread ended without a result".into())),
-        }
-    };
-    Ok((r.map_err(|e| db_to_py(py, e))?, interrupted))
+        });
+        let out = f(&state);
+        done.store(true, Ordering::Relaxed);
+        out
+    })
 }
 
-/// `db_prepare_json(spec_json, progress=None) -> str`: builds (or reuses)
-/// the workload's schema and data. `progress(phase, done, total)`.
+/// Builds (or reuses) the workload's schema and data; returns the load
+/// summary as JSON. `progress(phase, done, total)`; Ctrl-C raises
+/// KeyboardInterrupt once the loaders have stopped.
 #[pyfunction]
-#[pyo3(signature = (spec_json, progress=None))]
-fn db_prepare_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyResult<String> {
-    let (db, wl, v) = db_spec(spec_json).map_err(|e| db_to_py(py, e))?;
-    let seed = v["seed"].as_u64().unwrap_or(1);
-    let loaders = v["loaders"].as_u64().unwrap_or(2) as u32;
-    let (rec, interrupted) = polled(py, progress, move |p| storlab_db::prepare(&db, &wl, seed, loaders, p))?;
-    if interrupted {
+#[pyo3(signature = (target, workload, *, seed=None, loaders=None, progress=None))]
+fn db_prepare_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, seed: Option<u64>, loaders: Option<u32>, progress: Option<PyObject>) -> PyResult<String> {
+    let (db, wl) = (target.inner.clone(), workload.inner.clone());
+    let d = storlab_db::RunOptions::default();
+    let (seed, loaders) = (seed.unwrap_or(d.seed), loaders.unwrap_or_else(storlab_db::default_loaders));
+    let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
+        with_db_progress(w, |p| storlab_db::prepare(&db, &wl, seed, loaders, p))
+    })?;
+    let load: storlab_record::db::Load = r.map_err(|e| e.to_py(py))?;
+    if stopped {
         return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
     }
-    Ok(rec.to_string())
+    Ok(json(&load))
 }
 
-/// `db_run_json(spec_json, progress=None) -> str`: one timed run (rampup,
-/// then the measured window). Ctrl-C ends the window early; the record keeps
-/// what was measured (`interrupted: true`).
+/// One timed run (rampup, then the measured window) with `vus` virtual
+/// users; returns the run as JSON. Ctrl-C ends the window early; the run
+/// keeps what was measured (`interrupted: true`).
 #[pyfunction]
-#[pyo3(signature = (spec_json, progress=None))]
-fn db_run_json(py: Python<'_>, spec_json: &str, progress: Option<PyObject>) -> PyResult<String> {
-    let (db, wl, v) = db_spec(spec_json).map_err(|e| db_to_py(py, e))?;
-    let secs = |x: &serde_json::Value| std::time::Duration::from_secs_f64(x.as_f64().unwrap_or(0.0).max(0.0));
+#[pyo3(signature = (target, workload, *, vus=None, rampup_s=None, duration_s=None, seed=None, threads=None, check=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn db_run_json(
+    py: Python<'_>,
+    target: &DbTarget,
+    workload: &DbWorkload,
+    vus: Option<u32>,
+    rampup_s: Option<f64>,
+    duration_s: Option<f64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    check: Option<bool>,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
+    let (db, wl) = (target.inner.clone(), workload.inner.clone());
+    let d = storlab_db::RunOptions::default();
+    let secs = |v: Option<f64>, d: Duration| v.map_or(d, |s| Duration::from_secs_f64(s.max(0.0)));
     let opts = storlab_db::RunOptions {
-        vus: v["vus"].as_u64().unwrap_or(1) as u32,
-        rampup: secs(&v["rampup_s"]),
-        duration: secs(&v["duration_s"]),
-        seed: v["seed"].as_u64().unwrap_or(1),
-        threads: v["threads"].as_u64().unwrap_or(0) as usize,
-        check: v["check"].as_bool().unwrap_or(false),
+        vus: vus.unwrap_or(d.vus),
+        rampup: secs(rampup_s, d.rampup),
+        duration: secs(duration_s, d.duration),
+        seed: seed.unwrap_or(d.seed),
+        threads: threads.unwrap_or(d.threads),
+        check: check.unwrap_or(d.check),
     };
-    let (mut rec, interrupted) = polled(py, progress, move |p| storlab_db::run(&db, &wl, &opts, p))?;
-    if interrupted {
-        rec["interrupted"] = true.into();
-    }
-    Ok(rec.to_string())
+    let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
+        with_db_progress(w, |p| storlab_db::run(&db, &wl, &opts, p))
+    })?;
+    let mut run: storlab_record::DbRun = r.map_err(|e| e.to_py(py))?;
+    run.interrupted |= stopped;
+    Ok(json(&run))
+}
+
+/// The `bench db` record of a sweep: one result per virtual-user count (the
+/// mean of its repeats, with their spread), the tipping point, every run.
+/// `runs_json` is a JSON list of the runs `db_run_json` returned, in order.
+#[pyfunction]
+#[pyo3(signature = (config, workload, metric, load_json, runs_json, *, seed, interrupted=false))]
+#[allow(clippy::too_many_arguments)]
+fn db_record_json(py: Python<'_>, config: &str, workload: &str, metric: &str, load_json: &str, runs_json: &str, seed: u64, interrupted: bool) -> PyResult<String> {
+    let bad = |e: serde_json::Error| raise(py, "EngineError", format!("bench db: a run did not read back: {e}"));
+    let load = serde_json::from_str(load_json).map_err(bad)?;
+    let runs: Vec<storlab_record::DbRun> = serde_json::from_str(runs_json).map_err(bad)?;
+    let mut rec = storlab_record::db::sweep_record(config, workload, metric, load, runs, seed);
+    rec.interrupted |= interrupted;
+    Ok(json(&rec))
+}
+
+/// The step after which an automatic sweep stops: two steps without a gain
+/// of more than 5 % over the best.
+#[pyfunction]
+fn db_sweep_done(values: Vec<f64>) -> bool {
+    storlab_record::db::auto_sweep_done(&values)
+}
+
+/// The JSON schema every run record follows (docs/record.schema.json).
+#[pyfunction]
+fn record_schema_json() -> String {
+    storlab_record::json_schema()
+}
+
+/// Reads a run record back through the one record type: returns it
+/// normalised, or raises ScenarioError naming the first field that does
+/// not fit.
+#[pyfunction]
+fn record_check_json(py: Python<'_>, name: &str, text: &str) -> PyResult<String> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let rec: storlab_record::RunRecord = serde_path_to_error::deserialize(de)
+        .map_err(|e| raise(py, "ScenarioError", format!("{name}: not a storlab run record — at '{}': {}", e.path(), e.inner())))?;
+    Ok(json(&rec))
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(limits_json, m)?)?;
-    m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
-    m.add_function(wrap_pyfunction!(catalog_entry_json, m)?)?;
-    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_class::<Catalog>()?;
+    m.add_class::<DbTarget>()?;
+    m.add_class::<DbWorkload>()?;
     m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
+    m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
+    m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
+    m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -41,34 +41,7 @@ fn bounds(i: usize) -> (u64, u64) {
     (((SUB as u64) | sub) << shift, 1u64 << shift)
 }
 
-/// The latency columns every run record carries, simulated or measured.
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize)]
-pub struct LatencySummary {
-    pub lat_mean_us: f64,
-    pub lat_p50_us: f64,
-    pub lat_p90_us: f64,
-    pub lat_p99_us: f64,
-    pub lat_p999_us: f64,
-    pub lat_p9999_us: f64,
-    pub lat_max_us: f64,
-}
-
-impl LatencySummary {
-    /// Every figure rounded to `digits` decimals (for stable records).
-    pub fn rounded(self, digits: i32) -> LatencySummary {
-        let m = 10f64.powi(digits);
-        let r = |v: f64| (v * m).round() / m;
-        LatencySummary {
-            lat_mean_us: r(self.lat_mean_us),
-            lat_p50_us: r(self.lat_p50_us),
-            lat_p90_us: r(self.lat_p90_us),
-            lat_p99_us: r(self.lat_p99_us),
-            lat_p999_us: r(self.lat_p999_us),
-            lat_p9999_us: r(self.lat_p9999_us),
-            lat_max_us: r(self.lat_max_us),
-        }
-    }
-}
+pub use storlab_record::LatencySummary;
 
 impl Histogram {
     pub fn summary(&self) -> LatencySummary {

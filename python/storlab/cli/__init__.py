@@ -52,19 +52,35 @@ from storlab.cli import bench as _bench  # noqa: E402
 app.add_typer(_bench.app, name="bench")
 
 
+#: Signals that ended the run (SIGTERM, SIGHUP), for the exit code.
+TERMINATED: list[int] = []
+
+
+def _exit_code(code: int) -> int:
+    """An interrupted run exits 130 for Ctrl-C, 128 + N for signal N."""
+    return 128 + TERMINATED[0] if code == 130 and TERMINATED else code
+
+
 def main() -> None:
-    """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130."""
+    """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130,
+    SIGTERM 143, SIGHUP 129."""
     import signal
 
     def _terminate(signum, frame):
-        # SIGTERM (kill, a CI timeout) ends a run like Ctrl-C: what was
-        # measured is kept, test files and managed clusters are cleaned up.
+        # SIGTERM (kill, a CI timeout) and SIGHUP (the terminal closed) end a
+        # run like Ctrl-C: what was measured is kept, test files, mounts and
+        # managed clusters are cleaned up.
+        TERMINATED.append(signum)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     debug = "--debug" in sys.argv
     try:
         app()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        sys.exit(_exit_code(code))
     except StorlabError as e:
         if debug:
             raise
@@ -72,7 +88,7 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(_exit_code(130))
     except Exception as e:
         if debug:
             raise

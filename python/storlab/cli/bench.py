@@ -159,9 +159,10 @@ def db_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
-    from storlab.db.runner import bench_db
+    from storlab.api import bench_db
 
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
@@ -169,7 +170,7 @@ def db_cmd(
         rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
                        repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
                        commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                       progress=line)
+                       progress=line, profile_out=profile_out)
     finally:
         if line:
             line.done()
@@ -187,8 +188,9 @@ def db_cmd(
             if s["metric"] == "RowsInserted":
                 rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
-        tip = rec.get("tipping_point")
-        if tip:
+        if rec.get("profile"):
+            typer.echo(f"profile written to {rec['profile']['path']}")
+        for tip in rec.get("tipping_point", []):
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():

@@ -12,7 +12,6 @@ import json
 import math
 import os
 import re
-import statistics
 from pathlib import Path
 from typing import Any, Callable
 
@@ -66,33 +65,11 @@ def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
     return vus, False
 
 
-def tipping_point(steps: list[dict[str, Any]], metric: str) -> dict[str, Any] | None:
-    """The virtual-user count past which `metric` stops rising beyond the
-    run-to-run noise: the first step that no later step beats by more than
-    the noise. Noise is twice the larger standard deviation of the two
-    steps' repeats, or 5 % of the value where a step ran once."""
-    if len(steps) < 2:
-        return None
-
-    def noise(s: dict[str, Any]) -> float:
-        sd = s.get(f"{metric}_stdev")
-        return 2 * sd if sd and s["repeats"] > 1 else 0.05 * s[metric]
-
-    for i, s in enumerate(steps):
-        later = steps[i + 1:]
-        if all(t[metric] - s[metric] <= max(noise(s), noise(t)) for t in later):
-            if i == len(steps) - 1:
-                return {"vus": s["vus"], metric: s[metric], "reached": False,
-                        "note": "still rising at the last step: try more virtual users"}
-            return {"vus": s["vus"], metric: s[metric], "reached": True,
-                    "note": f"past {s['vus']} virtual users {metric.upper()} rises no more than the run-to-run noise"}
-    return None
-
-
 class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
-    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int):
+    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
+                 settings: dict[str, str] | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -116,7 +93,7 @@ class _Database:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
             from storlab.db.managed import ManagedPostgres
 
-            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections)
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
@@ -176,51 +153,6 @@ def _workload_spec(workload: str, warehouses: int, all_warehouses: bool, key_and
     return spec
 
 
-SERIES_PERIOD_S = 10
-
-
-def _series(run: dict[str, Any], config: str, insert: bool) -> list[dict[str, Any]]:
-    """The run's throughput over time, CloudWatch-shaped: transactions (and
-    for the insert storm, rows) per 10-second period from the first login,
-    rampup included, stamped with wall-clock UTC times."""
-    from datetime import datetime, timezone
-
-    out = []
-    t0 = run.get("started_unix_s") or 0.0
-    for key, metric in (("txns", "Transactions"), ("rows", "RowsInserted")):
-        if key == "rows" and not insert:
-            continue
-        per_s = run["per_second"][key]
-        vals = [sum(per_s[i:i + SERIES_PERIOD_S]) for i in range(0, len(per_s), SERIES_PERIOD_S)]
-        stamps = [datetime.fromtimestamp(t0 + i * SERIES_PERIOD_S, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-                  for i in range(len(vals))]
-        out.append({"config": config, "resource": f"db {run['vus']} VUs run {run.get('repeat', 1)}", "metric": metric,
-                    "unit": "Count", "period_s": SERIES_PERIOD_S, "timestamps": stamps, "values": vals})
-    return out
-
-
-def _summarise(vus: int, runs: list[dict[str, Any]], metric: str) -> dict[str, Any]:
-    """One sweep step: the mean of its repeats with the spread beside it."""
-    def stats(key: str) -> tuple[float | None, float | None, list[float]]:
-        vals = [r[key] for r in runs if r.get(key) is not None]
-        if not vals:
-            return None, None, []
-        return statistics.fmean(vals), (statistics.stdev(vals) if len(vals) > 1 else 0.0), vals
-
-    step: dict[str, Any] = {"vus": vus, "repeats": len(runs)}
-    for key in ("nopm", "tpm", "tpm_client", "rows_per_min", "client_cpu_us_per_txn"):
-        mean, sd, vals = stats(key)
-        if mean is None:
-            continue
-        step[key] = round(mean, 1)
-        if len(vals) > 1:
-            step[f"{key}_stdev"] = round(sd, 1)
-            step[f"{key}_min"] = min(vals)
-            step[f"{key}_max"] = max(vals)
-    step["metric"] = metric
-    return step
-
-
 def bench_db(
     workload: str = "tpcc",
     db: str = "sqlite",
@@ -242,13 +174,14 @@ def bench_db(
     seed: int = 1,
     threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    profile_out: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
     `repeat` timed runs, with NOPM, TPM, per-type counts and latencies, the
     client's CPU per transaction and the I/O profile; the raw runs under
     `runs`. Ctrl-C ends the current window and keeps what was measured."""
-    from storlab.api import host_info, tool_info
+    from storlab.api import host_info
 
     if repeat < 1:
         raise StorlabError(f"--repeat {repeat} — nearest valid value 1")
@@ -267,102 +200,83 @@ def bench_db(
     dbdir = str(dir) if dir is not None else None
     if db == "sqlite" and dbdir is None:
         raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
-    database = _Database(db, dbdir, keep, max(steps_vus) + 10)
+    recording = None
+    if profile_out is not None:
+        from storlab.db import profile as dbprofile
+
+        recording = dbprofile.check_out_path(profile_out)
+        if db != "managed-postgres":
+            raise StorlabError("--profile-out needs --db managed-postgres — the recorder restarts the server at several "
+                               "shared_buffers sizes and reads pg_stat_statements")
+        steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10,
+                         settings=dict(dbprofile.SETTINGS) if recording is not None else None)
 
     def report(**kw: Any) -> None:
         if progress is not None:
             progress(kw)
 
     runs: list[dict[str, Any]] = []
-    steps: list[dict[str, Any]] = []
     interrupted = False
-    prepared: dict[str, Any] = {}
+    profile_info: dict[str, Any] | None = None
+    load = '{"loaded": false, "load_s": 0.0}'
+    job = wspec["kind"] if wspec["kind"] != "custom" else wspec["file"]
+    if wspec["kind"] == "tpcc":
+        wl = _native.DbWorkload.tpcc(warehouses=warehouses, all_warehouses=all_warehouses, key_and_think=key_and_think)
+    elif is_insert:
+        wl = _native.DbWorkload.insert(rows_per_vu=rows, commit_every=commit_every)
+    else:
+        wl = _native.DbWorkload.file(wspec["file"], wspec["text"], scale=wspec.get("scale"))
+
+    def record() -> dict[str, Any]:
+        config = runs[0]["target"] if runs and database.display == "postgres" else database.display
+        return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(runs), seed=seed,
+                                                 interrupted=interrupted))
+
     with database:
-        spec: dict[str, Any] = {"db": database.spec, "workload": wspec, "seed": seed,
-                                "loaders": min(os.cpu_count() or 2, 8), "threads": threads}
+        target = (_native.DbTarget.sqlite(database.spec["sqlite"]) if "sqlite" in database.spec
+                  else _native.DbTarget.postgres(database.spec["postgres"]))
         try:
-            prepared = json.loads(_native.db_prepare_json(
-                json.dumps(spec), lambda ph, done, total: report(phase="load", done=done, total=total)))
+            load = _native.db_prepare_json(target, wl, seed=seed, progress=lambda ph, done, total: report(
+                phase="load", done=done, total=total))
         except KeyboardInterrupt:
             raise StorlabError("interrupted while loading — nothing was measured") from None
-        best = None
-        flat = 0
+
+        def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
+            return json.loads(_native.db_run_json(
+                target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads, check=chk,
+                progress=lambda ph, done, total, v=v, k=k: report(
+                    phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
+                    repeats=repeat, rampup_s=ramp, duration_s=dur)))
+
+        if recording is not None:
+            dbprofile.before_sweep(database.managed)
         for v in steps_vus:
-            step_runs = []
             for k in range(repeat):
-                rspec = dict(spec, vus=v, rampup_s=ramp_s, duration_s=dur_s, check=check and v == steps_vus[-1] and k == repeat - 1,
-                             seed=seed + 7919 * k + v)
-                rec = json.loads(_native.db_run_json(
-                    json.dumps(rspec),
-                    lambda ph, done, total, v=v, k=k: report(phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)],
-                                                            done=done, vus=v, repeat=k + 1, repeats=repeat,
-                                                            rampup_s=ramp_s, duration_s=dur_s)))
-                rec["repeat"] = k + 1
-                runs.append(rec)
-                step_runs.append(rec)
-                if rec.get("interrupted"):
+                run = run_one(v, k, ramp_s, dur_s, check and v == steps_vus[-1] and k == repeat - 1)
+                run["repeat"] = k + 1
+                runs.append(run)
+                if run.get("interrupted"):
                     interrupted = True
                     break
-            steps.append(_summarise(v, step_runs, metric))
             if interrupted:
                 break
-            if auto:
-                # Stop an automatic sweep two steps past the best.
-                cur = steps[-1].get(metric) or 0
-                if best is None or cur > best * 1.05:
-                    best, flat = cur, 0
-                else:
-                    flat += 1
-                    if flat >= 2:
-                        break
-    tip = tipping_point(steps, metric) if len(steps) > 1 else None
-    results = []
-    for s in steps:
-        last = next(r for r in reversed(runs) if r["vus"] == s["vus"])
-        r = {
-            "config": last["target"] if database.display == "postgres" else database.display,
-            "job": wspec["kind"] if wspec["kind"] != "custom" else last["workload"],
-            "vus": s["vus"],
-            "repeats": s["repeats"],
-            "nopm": s.get("nopm"),
-            "tpm": s.get("tpm"),
-            "tpm_client": s.get("tpm_client"),
-            "txn": last["txn"],
-            "client_cpu_us_per_txn": s.get("client_cpu_us_per_txn"),
-            "io_profile": last["io_profile"],
-            "binding": "measured: " + last["db"],
-        }
-        for k in ("nopm_stdev", "nopm_min", "nopm_max", "tpm_stdev", "tpm_client_stdev", "rows_per_min", "rows_per_min_stdev"):
-            if k in s:
-                r[k] = s[k]
-        if "consistency" in last:
-            r["consistency"] = last["consistency"]
-        if last.get("hammerdb"):
-            r["hammerdb"] = last["hammerdb"]
-        if is_insert:
-            r["rows"] = last.get("rows")
-            r["last_commit_s"] = last.get("last_commit_s")
-            r["commits"] = last["txn"]["insert"]["commits"]
-        results.append(r)
-    return {
-        "schema_version": 1,
-        "tool": tool_info(),
-        "engine": "measure",
-        "scenario": None,
-        "workload": wspec["kind"] if wspec["kind"] != "custom" else wspec["file"],
-        "seed": seed,
-        "host_info": host_info(dbdir) if dbdir else host_info(),
-        "inputs": {
-            "db": database.display if database.display != "postgres" else (runs[0]["target"] if runs else "postgres"),
-            "dir": str(Path(dbdir).resolve()) if dbdir else None,
-            "workload": {k: v for k, v in wspec.items() if k != "text"},
-            "vus": steps_vus, "rampup_s": ramp_s, "duration_s": dur_s, "repeat": repeat, "keep": keep,
-        },
-        "load": prepared,
-        "results": results,
-        "tipping_point": tip,
-        "steps": steps,
-        "runs": runs,
-        "series": [x for run in runs for x in _series(run, results[0]["config"] if results else database.display, is_insert)],
-        "interrupted": interrupted,
-    }
+            if auto and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
+                break
+        if recording is not None and runs and not interrupted:
+            profile_info = dbprofile.record(
+                recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
+                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
+                disk=host_info(dbdir) if dbdir else {})
+    from storlab.api import _finish
+
+    rec = record()
+    out = _finish(rec, host_info(dbdir) if dbdir else host_info(), {
+        "db": database.display if database.display != "postgres" else (runs[0]["target"] if runs else "postgres"),
+        "dir": str(Path(dbdir).resolve()) if dbdir else None,
+        "workload": {k: v for k, v in wspec.items() if k != "text"},
+        "vus": steps_vus, "rampup_s": ramp_s, "duration_s": dur_s, "repeat": repeat, "keep": keep,
+    })
+    if profile_info:
+        out["profile"] = profile_info
+    return out

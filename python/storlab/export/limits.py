@@ -107,6 +107,8 @@ def limits_table(record: dict[str, Any]) -> Group:
     assumptions = sorted({a for c in configs for a in c["assumptions"]})
     for a in assumptions:
         notes.append(f"assumes: {a}\n", style="dim")
+    for w in sorted({w for c in configs for w in c.get("warnings", [])}):
+        notes.append(f"warning: {w}\n", style="yellow")
     if any(i.get("source_status") == "secondary" for c in configs for i in c["cost_breakdown"]):
         notes.append("† price from a secondary source: the vendor's price list as reproduced by a third party\n", style="dim")
     if unverified or any(i["usd"] is None for c in configs for i in c["cost_breakdown"]):

@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::error::Result;
+use crate::session::push_random_string;
 
 /// Where generated rows go, column by column.
 pub trait RowSink {
@@ -61,8 +62,6 @@ impl Table {
     }
 }
 
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
 /// Random strings of clause 4.3.2.2 (a-string and n-string), into a reused buffer.
 pub struct Gen {
     pub rng: Rng,
@@ -76,11 +75,8 @@ impl Gen {
         Gen { rng: Rng::new(seed), buf: String::with_capacity(512), now }
     }
     fn astr(&mut self, lo: u32, hi: u32) -> &str {
-        let n = uniform(&mut self.rng, lo, hi);
         self.buf.clear();
-        for _ in 0..n {
-            self.buf.push(ALNUM[self.rng.below(ALNUM.len() as u64) as usize] as char);
-        }
+        push_random_string(&mut self.rng, u64::from(lo), u64::from(hi), &mut self.buf);
         &self.buf
     }
     fn nstr(&mut self, n: u32) -> &str {
