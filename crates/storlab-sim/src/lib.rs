@@ -66,7 +66,9 @@ pub struct JobResult {
     /// because a million I/Os were already waiting.
     pub arrival_iops: Option<f64>,
     pub dropped: u64,
-    /// Jobs this result reports: more than one under fio's `group_reporting`.
+    /// Jobs this result reports: more than one under fio's `group_reporting`
+    /// (left out when 1, so a single job's result keeps the record's shape).
+    #[serde(skip_serializing_if = "is_one")]
     pub jobs: u32,
 }
 
@@ -86,6 +88,10 @@ pub struct SimRecord {
     pub simulated_s: f64,
     pub simulated_ios: u64,
     pub interrupted: bool,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 fn round(v: f64, digits: i32) -> f64 {
