@@ -45,19 +45,20 @@ pub struct Latencies {
 }
 
 /// A completion: the time's bit pattern (for non-negative f64 it orders as
-/// the number does, and integer compares are cheaper), then the slot, so
-/// ties resolve the same way on every run.
+/// the number does, and integer compares are cheaper), then the job and the
+/// slot, so ties resolve the same way on every run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Event {
     t_bits: u64,
+    job: u32,
     slot: u32,
 }
 
 impl Event {
     #[inline]
-    fn new(t: f64, slot: usize) -> Event {
+    fn new(t: f64, job: usize, slot: usize) -> Event {
         debug_assert!(t >= 0.0);
-        Event { t_bits: t.to_bits(), slot: slot as u32 }
+        Event { t_bits: t.to_bits(), job: job as u32, slot: slot as u32 }
     }
 }
 
@@ -76,6 +77,8 @@ pub struct JobOutcome {
     /// latency, for "what bound it".
     pub top_wait: Option<(PacerId, f64)>,
     pub total_latency_s: f64,
+    /// I/Os issued and completed, measured or not (ramp included).
+    pub issued: u64,
     pub events: u64,
     pub interrupted: bool,
     /// Open loop: arrivals turned away because a million I/Os were already
@@ -98,69 +101,102 @@ pub struct JobSpec<'a> {
     pub hit_ratio: f64,
 }
 
-/// Runs one job on the deployment's current state, feeding per-period
-/// counters to `sink`. `progress` is called now and then with the simulated
-/// time reached; returning false stops the job (what it measured is kept).
-pub fn run_job<S: Sink>(
-    st: &mut DeploymentState,
-    spec: &JobSpec,
-    rng: &mut Rng,
-    sink: &mut S,
-    progress: &mut dyn FnMut(Secs) -> bool,
-) -> JobOutcome {
-    let job = spec.job;
-    let map = spec.map;
-    let costs = Stages::new(spec.plan, map);
-    st.pacers.reset_stats(map);
-    let start = st.now.0;
-    let ramp = job.ramp_time.as_secs_f64();
-    let measured = job.runtime.map(|r| r.as_secs_f64() * f64::from(job.loops.max(1)));
-    let window_start = start + ramp;
-    let window_end = measured.map(|m| window_start + m);
-    // Without a runtime, fio covers `size` once per job thread.
-    let byte_target = if measured.is_none() || !job.time_based { Some(job.size_bytes as f64 * f64::from(job.numjobs)) } else { None };
+/// One job's state while it runs.
+struct Run<'a> {
+    spec: &'a JobSpec<'a>,
+    costs: Stages,
+    window_start: f64,
+    window_end: Option<f64>,
+    byte_target: Option<f64>,
+    iodepth: usize,
+    open: bool,
+    arrival_gap: Option<f64>,
+    read_p: f64,
+    random: bool,
+    bs: f64,
+    think: f64,
+    rate_gap: Option<f64>,
+    next_allowed: Vec<f64>,
+    seq_phase: Vec<usize>,
+    issued_at: Vec<f64>,
+    class_of: Vec<u8>,
+    free: Vec<u32>,
+    bytes_issued: f64,
+    last_done: f64,
+    out: JobOutcome,
+}
 
-    let iodepth = job.iodepth.max(1) as usize;
-    let open = job.arrival_iops.is_some();
-    let slots = if open { 0 } else { iodepth * job.numjobs.max(1) as usize };
-    let arrival_gap = job.arrival_iops.map(|r| 1.0 / r);
-    let read_p = f64::from(job.rw.read_percent(job.rwmixread)) / 100.0;
-    let random = job.rw.is_random();
-    let bs = job.bs_bytes as f64;
-    let think = job.thinktime.as_secs_f64();
-    let rate_gap = job.rate_iops.map(|r| 1.0 / r as f64);
-    let mut next_allowed = vec![start; job.numjobs.max(1) as usize];
-    let mut seq_phase = vec![0usize; job.numjobs.max(1) as usize];
-    let mut issued_at = vec![0.0f64; slots];
-    let mut class_of = vec![0u8; slots];
-    let mut free: Vec<u32> = Vec::new();
-    let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::with_capacity(slots + 1);
-    let mut out = JobOutcome {
-        start_s: start,
-        window_s: 0.0,
-        ios: 0,
-        read_ios: 0,
-        bytes: 0.0,
-        hist: Histogram::default(),
-        read_hist: Histogram::default(),
-        write_hist: Histogram::default(),
-        top_wait: None,
-        total_latency_s: 0.0,
-        events: 0,
-        interrupted: false,
-        dropped: 0,
-    };
-    let mut bytes_issued = 0.0;
-    let mut last_done = start;
-    let mut stopped = false;
-
-    let issue = |st: &mut DeploymentState, rng: &mut Rng, slot: usize, t0: f64, issued_at: &mut [f64], class_of: &mut [u8], next_allowed: &mut [f64], seq_phase: &mut [usize]| -> f64 {
-        let thread = if open { 0 } else { slot / iodepth };
-        let mut t = t0;
-        if let Some(gap) = rate_gap {
-            t = t.max(next_allowed[thread]);
-            next_allowed[thread] = t + gap;
+impl<'a> Run<'a> {
+    fn new(spec: &'a JobSpec<'a>, start: f64) -> Run<'a> {
+        let job = spec.job;
+        let ramp = job.ramp_time.as_secs_f64();
+        let measured = job.runtime.map(|r| r.as_secs_f64() * f64::from(job.loops.max(1)));
+        let window_start = start + ramp;
+        let open = job.arrival_iops.is_some();
+        let iodepth = job.iodepth.max(1) as usize;
+        let slots = if open { 0 } else { iodepth * job.numjobs.max(1) as usize };
+        let threads = job.numjobs.max(1) as usize;
+        Run {
+            spec,
+            costs: Stages::new(spec.plan, spec.map),
+            window_start,
+            window_end: measured.map(|m| window_start + m),
+            // Without a runtime, fio covers `size` once per job thread.
+            byte_target: if measured.is_none() || !job.time_based { Some(job.size_bytes as f64 * f64::from(job.numjobs)) } else { None },
+            iodepth,
+            open,
+            arrival_gap: job.arrival_iops.map(|r| 1.0 / r),
+            read_p: f64::from(job.rw.read_percent(job.rwmixread)) / 100.0,
+            random: job.rw.is_random(),
+            bs: job.bs_bytes as f64,
+            think: job.thinktime.as_secs_f64(),
+            rate_gap: job.rate_iops.map(|r| 1.0 / r as f64),
+            next_allowed: vec![start; threads],
+            seq_phase: vec![0usize; threads],
+            issued_at: vec![0.0f64; slots],
+            class_of: vec![0u8; slots],
+            free: Vec::new(),
+            bytes_issued: 0.0,
+            last_done: start,
+            out: JobOutcome {
+                start_s: start,
+                window_s: 0.0,
+                ios: 0,
+                read_ios: 0,
+                bytes: 0.0,
+                hist: Histogram::default(),
+                read_hist: Histogram::default(),
+                write_hist: Histogram::default(),
+                top_wait: None,
+                total_latency_s: 0.0,
+                issued: 0,
+                events: 0,
+                interrupted: false,
+                dropped: 0,
+            },
         }
+    }
+
+    fn slots(&self) -> usize {
+        self.issued_at.len()
+    }
+
+    fn bytes_done(&self) -> bool {
+        self.byte_target.is_some_and(|b| self.bytes_issued >= b)
+    }
+
+    /// Issues the next I/O of `slot` at `t0` (or later, under `rate_iops`)
+    /// through the pacers; returns when it completes.
+    #[inline]
+    fn issue(&mut self, st: &mut DeploymentState, rng: &mut Rng, slot: usize, t0: f64) -> f64 {
+        let spec = self.spec;
+        let thread = if self.open { 0 } else { slot / self.iodepth };
+        let mut t = t0;
+        if let Some(gap) = self.rate_gap {
+            t = t.max(self.next_allowed[thread]);
+            self.next_allowed[thread] = t + gap;
+        }
+        let read_p = self.read_p;
         let read = read_p >= 1.0 || (read_p > 0.0 && rng.f64() < read_p);
         let class = if !read {
             IoClass::Write
@@ -169,88 +205,124 @@ pub fn run_job<S: Sink>(
         } else {
             IoClass::ReadMiss
         };
-        let phases = costs.phases();
+        let phases = self.costs.phases();
         let phase = if phases <= 1 {
             0
-        } else if random {
+        } else if self.random {
             rng.below(phases as u64) as usize
         } else {
-            let p = seq_phase[thread];
-            seq_phase[thread] = (p + 1) % phases;
+            let p = self.seq_phase[thread];
+            self.seq_phase[thread] = (p + 1) % phases;
             p
         };
         // The host and path stage, in issue order.
-        let a = st.pacers.pass(costs.host(phase, class), Secs(t)).0;
+        let a = st.pacers.pass(self.costs.host(phase, class), Secs(t)).0;
         // Each member device on its own; the I/O completes when its slowest
         // piece does (fork-join).
         let mut done = a;
-        if costs.no_members(phase, class) {
+        if self.costs.no_members(phase, class) {
             done = a + spec.lat.hit.as_ref().unwrap_or(&spec.lat.read).draw(rng);
         }
         let dist = if class == IoClass::Write { &spec.lat.write } else { &spec.lat.read };
-        for (_, e) in costs.members(phase, class) {
+        for (_, e) in self.costs.members(phase, class) {
             let am = st.pacers.pass(e, Secs(a)).0;
             done = done.max(am + dist.draw(rng));
         }
-        issued_at[slot] = t;
-        class_of[slot] = class as u8;
+        self.issued_at[slot] = t;
+        self.class_of[slot] = class as u8;
+        self.bytes_issued += self.bs;
+        self.out.issued += 1;
         done
-    };
-
-    if open {
-        heap.push(std::cmp::Reverse(Event::new(start, ARRIVAL as usize)));
     }
-    for slot in 0..slots {
-        if byte_target.is_some_and(|b| bytes_issued >= b) {
-            break;
+}
+
+/// Runs one job on the deployment's current state (`run_jobs` with one).
+pub fn run_job<S: Sink>(st: &mut DeploymentState, spec: &JobSpec, rng: &mut Rng, sink: &mut S, progress: &mut dyn FnMut(Secs) -> bool) -> JobOutcome {
+    run_jobs(st, std::slice::from_ref(spec), std::slice::from_mut(rng), sink, progress).pop().expect("one job")
+}
+
+/// Runs several jobs at once on the deployment's current state, as fio runs
+/// the jobs of a file between two `stonewall`s: all start now, their I/O
+/// competes for the same pacers (caps and buckets), each stops on its own
+/// terms; `rngs[i]` draws for `specs[i]`. Feeds completions to `sink`.
+/// `progress` is called now and then with the simulated time reached;
+/// returning false stops every job (what they measured is kept).
+pub fn run_jobs<S: Sink>(
+    st: &mut DeploymentState,
+    specs: &[JobSpec],
+    rngs: &mut [Rng],
+    sink: &mut S,
+    progress: &mut dyn FnMut(Secs) -> bool,
+) -> Vec<JobOutcome> {
+    assert_eq!(specs.len(), rngs.len());
+    for spec in specs {
+        st.pacers.reset_stats(spec.map);
+    }
+    let start = st.now.0;
+    let mut runs: Vec<Run> = specs.iter().map(|s| Run::new(s, start)).collect();
+    let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::with_capacity(runs.iter().map(|r| r.slots() + 1).sum());
+    let mut stopped = false;
+    let mut events: u64 = 0;
+
+    for (j, r) in runs.iter_mut().enumerate() {
+        if r.open {
+            heap.push(std::cmp::Reverse(Event::new(start, j, ARRIVAL as usize)));
         }
-        let done = issue(st, rng, slot, start, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
-        bytes_issued += bs;
-        heap.push(std::cmp::Reverse(Event::new(done, slot)));
+        for slot in 0..r.slots() {
+            if r.bytes_done() {
+                break;
+            }
+            let done = r.issue(st, &mut rngs[j], slot, start);
+            heap.push(std::cmp::Reverse(Event::new(done, j, slot)));
+        }
     }
     // The next completion is always the heap's top; the slot's next I/O
     // usually replaces it in place (one sift-down instead of a pop and a push).
-    while let Some(&std::cmp::Reverse(Event { t_bits, slot })) = heap.peek() {
+    while let Some(&std::cmp::Reverse(Event { t_bits, job, slot })) = heap.peek() {
         let done = f64::from_bits(t_bits);
+        let j = job as usize;
+        let r = &mut runs[j];
+        let rng = &mut rngs[j];
         if slot == ARRIVAL {
             // Open loop: this arrival's I/O, and the next arrival.
-            let over = stopped || window_end.is_some_and(|e| done >= e) || byte_target.is_some_and(|b| bytes_issued >= b);
+            let over = stopped || r.window_end.is_some_and(|e| done >= e) || r.bytes_done();
             if over {
                 heap.pop();
                 continue;
             }
-            let next = done - rng.f64().max(f64::MIN_POSITIVE).ln() * arrival_gap.unwrap_or(0.0);
+            let next = done - rng.f64().max(f64::MIN_POSITIVE).ln() * r.arrival_gap.unwrap_or(0.0);
             if let Some(mut top) = heap.peek_mut() {
-                *top = std::cmp::Reverse(Event::new(next, ARRIVAL as usize));
+                *top = std::cmp::Reverse(Event::new(next, j, ARRIVAL as usize));
             }
-            let s = match free.pop() {
+            let s = match r.free.pop() {
                 Some(s) => Some(s as usize),
-                None if issued_at.len() < MAX_OPEN_IOS => {
-                    issued_at.push(0.0);
-                    class_of.push(0);
-                    Some(issued_at.len() - 1)
+                None if r.issued_at.len() < MAX_OPEN_IOS => {
+                    r.issued_at.push(0.0);
+                    r.class_of.push(0);
+                    Some(r.issued_at.len() - 1)
                 }
                 None => None,
             };
             match s {
                 Some(s) => {
-                    let t = issue(st, rng, s, done, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
-                    bytes_issued += bs;
-                    heap.push(std::cmp::Reverse(Event::new(t, s)));
+                    let t = r.issue(st, rng, s, done);
+                    heap.push(std::cmp::Reverse(Event::new(t, j, s)));
                 }
-                None => out.dropped += 1,
+                None => r.out.dropped += 1,
             }
             continue;
         }
         let slot = slot as usize;
-        out.events += 1;
+        r.out.events += 1;
+        events += 1;
         sink.advance(Secs(done), &st.pacers);
-        let lat = done - issued_at[slot];
-        let read = class_of[slot] != IoClass::Write as u8;
-        sink.complete(spec.pool_index, read, bs, lat);
-        if done >= window_start && window_end.map_or(true, |e| done <= e) {
+        let lat = done - r.issued_at[slot];
+        let read = r.class_of[slot] != IoClass::Write as u8;
+        sink.complete(r.spec.pool_index, read, r.bs, lat);
+        if done >= r.window_start && r.window_end.map_or(true, |e| done <= e) {
+            let out = &mut r.out;
             out.ios += 1;
-            out.bytes += bs;
+            out.bytes += r.bs;
             out.total_latency_s += lat;
             if read {
                 out.read_ios += 1;
@@ -259,38 +331,50 @@ pub fn run_job<S: Sink>(
                 out.write_hist.record(lat);
             }
         }
-        last_done = last_done.max(done);
-        if out.events & 0xF_FFFF == 0 && !progress(Secs(done)) {
+        r.last_done = r.last_done.max(done);
+        if events & 0xF_FFFF == 0 && !progress(Secs(done)) {
             stopped = true;
-            out.interrupted = true;
+            for r in runs.iter_mut() {
+                r.out.interrupted = true;
+            }
         }
-        let next_t = done + think;
-        let over_time = window_end.is_some_and(|e| next_t >= e);
-        let over_bytes = byte_target.is_some_and(|b| bytes_issued >= b);
-        if open || stopped || over_time || over_bytes {
-            if open {
-                free.push(slot as u32);
+        let r = &mut runs[j];
+        let next_t = done + r.think;
+        let over_time = r.window_end.is_some_and(|e| next_t >= e);
+        if r.open || stopped || over_time || r.bytes_done() {
+            if r.open {
+                r.free.push(slot as u32);
             }
             heap.pop();
             continue;
         }
-        let t = issue(st, rng, slot, next_t, &mut issued_at, &mut class_of, &mut next_allowed, &mut seq_phase);
-        bytes_issued += bs;
+        let t = r.issue(st, rng, slot, next_t);
         if let Some(mut top) = heap.peek_mut() {
-            *top = std::cmp::Reverse(Event::new(t, slot));
+            *top = std::cmp::Reverse(Event::new(t, j, slot));
         }
     }
-    out.window_s = match window_end {
-        Some(e) if !out.interrupted => e - window_start,
-        _ => (last_done - window_start).max(0.0),
-    };
-    out.top_wait = map
-        .iter()
-        .map(|&g| (g, st.pacers.get(g).wait_s))
-        .filter(|(_, w)| *w > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-    st.now = Secs(last_done.max(window_end.unwrap_or(last_done)));
-    out.hist.merge(&out.read_hist);
-    out.hist.merge(&out.write_hist);
-    out
+    let mut end = start;
+    let outs = runs
+        .into_iter()
+        .map(|r| {
+            let mut out = r.out;
+            out.window_s = match r.window_end {
+                Some(e) if !out.interrupted => e - r.window_start,
+                _ => (r.last_done - r.window_start).max(0.0),
+            };
+            out.top_wait = r
+                .spec
+                .map
+                .iter()
+                .map(|&g| (g, st.pacers.get(g).wait_s))
+                .filter(|(_, w)| *w > 0.0)
+                .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+            end = end.max(r.last_done.max(r.window_end.unwrap_or(r.last_done)));
+            out.hist.merge(&out.read_hist);
+            out.hist.merge(&out.write_hist);
+            out
+        })
+        .collect();
+    st.now = Secs(end);
+    outs
 }

@@ -5,12 +5,17 @@
 //! adds what only time shows: buckets draining and refilling, queueing,
 //! latency distributions, CloudWatch-style series.
 
+
+pub mod db;
 pub mod dist;
 pub mod engine;
 pub use storlab_stats::rng;
 pub mod series;
 
-use engine::{run_job, DeploymentState, JobSpec, Latencies};
+use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
+use std::ops::Range;
+use storlab_model::pacing::{PacerSet, Secs};
+use storlab_workload::Job;
 use serde::Serialize;
 use std::path::Path;
 use storlab_model::deployment::{resolve_all, Deployment};
@@ -61,6 +66,10 @@ pub struct JobResult {
     /// because a million I/Os were already waiting.
     pub arrival_iops: Option<f64>,
     pub dropped: u64,
+    /// Jobs this result reports: more than one under fio's `group_reporting`
+    /// (left out when 1, so a single job's result keeps the record's shape).
+    #[serde(skip_serializing_if = "is_one")]
+    pub jobs: u32,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -81,12 +90,17 @@ pub struct SimRecord {
     pub interrupted: bool,
 }
 
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
 fn round(v: f64, digits: i32) -> f64 {
     let m = 10f64.powi(digits);
     (v * m).round() / m
 }
 
-fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::Pool, unverified: &mut Vec<String>) -> Result<Latencies, SimError> {
+/// The service times of `pool`'s device (and of the host cache where it is on).
+pub fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::Pool, unverified: &mut Vec<String>) -> Result<Latencies, SimError> {
     let id = &pool.device.id;
     let (spec, ok) = cat.latency_for(id).ok_or_else(|| SimError::NoLatency { device: id.clone() })?;
     if !ok {
@@ -106,6 +120,149 @@ fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::
     Ok(Latencies { read: dist::ServiceTime::new(&m.read), write: dist::ServiceTime::new(&m.write), hit })
 }
 
+/// The series sink of a deployment: every pool's resources registered once
+/// so the series see all buckets (the pools' own, the host's EBS burst).
+pub fn series_sink(dep: &Deployment, st: &mut DeploymentState, period: f64) -> series::SeriesSink {
+    let mut sink_pools = Vec::new();
+    let mut host_buckets = (None, None);
+    for (pi, pool) in dep.pools.iter().enumerate() {
+        let plan0 = PoolPlan::new(dep, pool, 4096.0, false);
+        let map = st.pacers.register(pi, &plan0);
+        let buckets = plan0.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| map[i]).collect();
+        sink_pools.push(series::SinkPool { name: format!("pool {}", pool.role.name()), buckets });
+        for (i, r) in plan0.resources.iter().enumerate().filter(|(_, r)| r.bucket.is_some()) {
+            match r.id.kind {
+                Kind::EbsIops => host_buckets.0 = Some(map[i]),
+                Kind::EbsBytes => host_buckets.1 = Some(map[i]),
+                _ => {}
+            }
+        }
+    }
+    let rds = dep.host.kind == storlab_model::catalog::HostKind::Rds;
+    series::SeriesSink::new(&dep.name, period, sink_pools, host_buckets, rds)
+}
+
+/// The runs of a job list, as fio starts them: a job with `stonewall` waits
+/// for every job before it to finish; the jobs between two stonewalls run
+/// at once.
+pub fn run_groups(jobs: &[Job]) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        match out.last_mut() {
+            Some(r) if !j.stonewall => r.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// The results a run reports, as fio's reporting groups (a new one at each
+/// `stonewall` or `new_group`): with `group_reporting` the jobs of a group
+/// report as one, else each job on its own.
+pub fn report_groups(jobs: &[Job], run: Range<usize>) -> Vec<Range<usize>> {
+    let mut groups: Vec<Range<usize>> = Vec::new();
+    for i in run {
+        match groups.last_mut() {
+            Some(g) if !(jobs[i].stonewall || jobs[i].new_group) => g.end = i + 1,
+            _ => groups.push(i..i + 1),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|g| if jobs[g.clone()].iter().any(|j| j.group_reporting) { vec![g] } else { g.map(|i| i..i + 1).collect() })
+        .collect()
+}
+
+fn pool_of(file: &str, dep: &Deployment, job: &Job) -> Result<usize, SimError> {
+    match &job.pool {
+        None => Ok(dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0)),
+        Some(role) => dep.pools.iter().position(|p| p.role.name() == role).ok_or_else(|| SimError::NoPool {
+            file: file.to_string(),
+            config: dep.name.clone(),
+            job: job.name.clone(),
+            role: role.clone(),
+            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// One result for one job, or for the jobs of a reporting group as one
+/// (fio's `group_reporting`: I/Os summed over the longest window, latency
+/// over every I/O).
+fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &PacerSet) -> JobResult {
+    let (first, o0) = members[0];
+    let mut o = o0.clone();
+    for (_, x) in &members[1..] {
+        o.ios += x.ios;
+        o.read_ios += x.read_ios;
+        o.bytes += x.bytes;
+        o.hist.merge(&x.hist);
+        o.read_hist.merge(&x.read_hist);
+        o.write_hist.merge(&x.write_hist);
+        o.total_latency_s += x.total_latency_s;
+        o.events += x.events;
+        o.dropped += x.dropped;
+        o.start_s = o.start_s.min(x.start_s);
+        o.window_s = o.window_s.max(x.window_s);
+        o.top_wait = match (o.top_wait, x.top_wait) {
+            (Some(a), Some(b)) if b.1 > a.1 => Some(b),
+            (None, b) => b,
+            (a, _) => a,
+        };
+    }
+    let outstanding: u64 = members.iter().map(|(s, _)| if s.job.arrival_iops.is_some() { 0 } else { s.job.outstanding() }).sum();
+    let open = members.iter().any(|(s, _)| s.job.arrival_iops.is_some());
+    // What bound it: the resource that imposed the most queueing, unless
+    // queueing is a small part of the latency.
+    let binding = match o.top_wait {
+        Some((g, w)) if w > 0.05 * o.total_latency_s.max(1e-12) * (o.events as f64 / o.ios.max(1) as f64) => members
+            .iter()
+            .find_map(|(s, _)| s.map.iter().position(|&x| x == g).map(|i| s.plan.resources[i].label(pacers.get(g).mostly_at_peak())))
+            .unwrap_or_default(),
+        _ if open => "arrivals: the offered rate, no limit reached".to_string(),
+        _ => match outstanding {
+            1 => "latency: 1 I/O in flight, no limit reached".to_string(),
+            n => format!("latency: {n} I/Os in flight, no limit reached"),
+        },
+    };
+    let mut pools: Vec<&str> = Vec::new();
+    for (s, _) in members {
+        let name = dep.pools[s.pool_index].role.name();
+        if !pools.contains(&name) {
+            pools.push(name);
+        }
+    }
+    let ios_total = members.iter().map(|(_, x)| x.ios as f64).sum::<f64>();
+    let hit_ratio = if members.len() == 1 || ios_total == 0.0 {
+        first.hit_ratio
+    } else {
+        members.iter().map(|(s, x)| s.hit_ratio * x.ios as f64).sum::<f64>() / ios_total
+    };
+    let arrivals: Vec<f64> = members.iter().filter_map(|(s, _)| s.job.arrival_iops).collect();
+    let w = o.window_s.max(1e-12);
+    JobResult {
+        config: dep.name.clone(),
+        job: first.job.name.clone(),
+        pool: pools.join("+"),
+        iops: round(o.ios as f64 / w, 3),
+        bw_bytes_s: round(o.bytes / w, 0),
+        read_iops: round(o.read_ios as f64 / w, 3),
+        write_iops: round((o.ios - o.read_ios) as f64 / w, 3),
+        latency: o.hist.summary().rounded(3),
+        read_lat_mean_us: round(o.read_hist.mean_us(), 3),
+        write_lat_mean_us: round(o.write_hist.mean_us(), 3),
+        binding,
+        ios: o.ios,
+        outstanding,
+        start_s: round(o.start_s, 6),
+        runtime_s: round(o.window_s, 6),
+        cache_hit_ratio: hit_ratio,
+        arrival_iops: if arrivals.is_empty() { None } else { Some(arrivals.iter().sum()) },
+        dropped: o.dropped,
+        jobs: members.len() as u32,
+    }
+}
+
 /// Simulates every job of the scenario's workload on every config. `dir` is
 /// the scenario's folder (for fio files); `progress` gets the fraction of
 /// planned simulated time done and returns false to stop.
@@ -121,10 +278,12 @@ pub fn simulate(
     let deps = resolve_all(cat, file, &sc)?;
     let wl: Workload = storlab_workload::spec::from_table(file, dir, sc.workload.as_ref())?;
     let period = period_override.unwrap_or(wl.period.as_secs_f64());
-    let planned_per_config: f64 = wl
-        .jobs
-        .iter()
-        .map(|j| j.ramp_time.as_secs_f64() + j.runtime.map_or(0.0, |r| r.as_secs_f64() * f64::from(j.loops.max(1))) + wl.interval.as_secs_f64())
+    let planned_per_config: f64 = run_groups(&wl.jobs)
+        .into_iter()
+        .map(|g| {
+            wl.jobs[g].iter().map(|j| j.ramp_time.as_secs_f64() + j.runtime.map_or(0.0, |r| r.as_secs_f64() * f64::from(j.loops.max(1)))).fold(0.0, f64::max)
+                + wl.interval.as_secs_f64()
+        })
         .sum();
     let planned = (planned_per_config * deps.len() as f64).max(1e-9);
 
@@ -136,93 +295,48 @@ pub fn simulate(
     let mut interrupted = false;
 
     for (ci, dep) in deps.iter().enumerate() {
-        // Every pool's resources, mapped once so series see all buckets.
         let mut st = DeploymentState::new();
-        let mut sink_pools = Vec::new();
-        let mut host_buckets = (None, None);
-        for (pi, pool) in dep.pools.iter().enumerate() {
-            let plan0 = PoolPlan::new(dep, pool, 4096.0, false);
-            let map = st.pacers.register(pi, &plan0);
-            let buckets = plan0.resources.iter().enumerate().filter(|(_, r)| r.member.is_some() && r.bucket.is_some()).map(|(i, _)| map[i]).collect();
-            sink_pools.push(series::SinkPool { name: format!("pool {}", pool.role.name()), buckets });
-            for (i, r) in plan0.resources.iter().enumerate().filter(|(_, r)| r.bucket.is_some()) {
-                match r.id.kind {
-                    Kind::EbsIops => host_buckets.0 = Some(map[i]),
-                    Kind::EbsBytes => host_buckets.1 = Some(map[i]),
-                    _ => {}
-                }
-            }
-        }
-        let rds = dep.host.kind == storlab_model::catalog::HostKind::Rds;
-        let mut sink = series::SeriesSink::new(&dep.name, period, sink_pools, host_buckets, rds);
+        let mut sink = series_sink(dep, &mut st, period);
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {
             unverified.extend(p.device.unverified.iter().cloned());
         }
         let done_before = ci as f64 * planned_per_config;
 
-        for (ji, job) in wl.jobs.iter().enumerate() {
-            let pool_index = match &job.pool {
-                None => dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0),
-                Some(role) => dep.pools.iter().position(|p| p.role.name() == role).ok_or_else(|| SimError::NoPool {
-                    file: file.to_string(),
-                    config: dep.name.clone(),
-                    job: job.name.clone(),
-                    role: role.clone(),
-                    valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
-                })?,
-            };
-            let pool = &dep.pools[pool_index];
-            let plan = PoolPlan::new(dep, pool, job.bs_bytes as f64, !job.rw.is_random());
-            let map = st.pacers.register(pool_index, &plan);
-            let lat = latencies(cat, dep, pool, &mut unverified)?;
-            let hit_ratio = if plan.cached {
-                dep.host.cache_gib.map_or(1.0, |g| (g * (1u64 << 30) as f64 / job.size_bytes as f64).min(1.0))
-            } else {
-                0.0
-            };
-            let mut rng = rng::Rng::new(wl.seed ^ ((ci as u64) << 32) ^ (ji as u64).wrapping_mul(0x9E37_79B9));
-            let spec = JobSpec { job, pool_index, plan: &plan, map: &map, lat: &lat, hit_ratio };
-            let mut prog = |t: storlab_model::pacing::Secs| progress(((done_before + t.0 - 0.0) / planned).min(1.0));
-            let o = run_job(&mut st, &spec, &mut rng, &mut sink, &mut prog);
-
-            // What bound it: the resource that imposed the most queueing,
-            // unless queueing is a small part of the latency.
-            let binding = match o.top_wait {
-                Some((g, w)) if w > 0.05 * o.total_latency_s.max(1e-12) * (o.events as f64 / o.ios.max(1) as f64) => {
-                    let i = map.iter().position(|&x| x == g).unwrap_or(0);
-                    plan.resources[i].label(st.pacers.get(g).mostly_at_peak())
-                }
-                _ if job.arrival_iops.is_some() => "arrivals: the offered rate, no limit reached".to_string(),
-                _ => match job.outstanding() {
-                    1 => "latency: 1 I/O in flight, no limit reached".to_string(),
-                    n => format!("latency: {n} I/Os in flight, no limit reached"),
-                },
-            };
-            let w = o.window_s.max(1e-12);
-            results.push(JobResult {
-                config: dep.name.clone(),
-                job: job.name.clone(),
-                pool: pool.role.name().to_string(),
-                iops: round(o.ios as f64 / w, 3),
-                bw_bytes_s: round(o.bytes / w, 0),
-                read_iops: round(o.read_ios as f64 / w, 3),
-                write_iops: round((o.ios - o.read_ios) as f64 / w, 3),
-                latency: o.hist.summary().rounded(3),
-                read_lat_mean_us: round(o.read_hist.mean_us(), 3),
-                write_lat_mean_us: round(o.write_hist.mean_us(), 3),
-                binding,
-                ios: o.ios,
-                outstanding: if job.arrival_iops.is_some() { 0 } else { job.outstanding() },
-                start_s: round(o.start_s, 6),
-                runtime_s: round(o.window_s, 6),
-                cache_hit_ratio: hit_ratio,
-                arrival_iops: job.arrival_iops,
-                dropped: o.dropped,
-            });
-            simulated_ios += o.events;
-            if o.interrupted {
-                interrupted = true;
+        for run in run_groups(&wl.jobs) {
+            // The jobs between two stonewalls run at once.
+            let mut prepared = Vec::with_capacity(run.len());
+            for ji in run.clone() {
+                let job = &wl.jobs[ji];
+                let pool_index = pool_of(file, dep, job)?;
+                let pool = &dep.pools[pool_index];
+                let plan = PoolPlan::new(dep, pool, job.bs_bytes as f64, !job.rw.is_random());
+                let map = st.pacers.register(pool_index, &plan);
+                let lat = latencies(cat, dep, pool, &mut unverified)?;
+                let hit_ratio = if plan.cached {
+                    dep.host.cache_gib.map_or(1.0, |g| (g * (1u64 << 30) as f64 / job.size_bytes as f64).min(1.0))
+                } else {
+                    0.0
+                };
+                prepared.push((pool_index, plan, map, lat, hit_ratio));
+            }
+            let specs: Vec<JobSpec> = run
+                .clone()
+                .zip(&prepared)
+                .map(|(ji, (pool_index, plan, map, lat, hit_ratio))| JobSpec { job: &wl.jobs[ji], pool_index: *pool_index, plan, map, lat, hit_ratio: *hit_ratio })
+                .collect();
+            let mut rngs: Vec<rng::Rng> = run.clone().map(|ji| rng::Rng::new(wl.seed ^ ((ci as u64) << 32) ^ (ji as u64).wrapping_mul(0x9E37_79B9))).collect();
+            let mut prog = |t: Secs| progress(((done_before + t.0) / planned).min(1.0));
+            let outs = run_jobs(&mut st, &specs, &mut rngs, &mut sink, &mut prog);
+            for group in report_groups(&wl.jobs, run.clone()) {
+                let members: Vec<(&JobSpec, &engine::JobOutcome)> = group.map(|ji| (&specs[ji - run.start], &outs[ji - run.start])).collect();
+                results.push(job_result(dep, &members, &st.pacers));
+            }
+            for o in &outs {
+                simulated_ios += o.events;
+                interrupted |= o.interrupted;
+            }
+            if interrupted {
                 break;
             }
             // CrystalDiskMark's interval: the deployment idles, buckets refill.

@@ -12,7 +12,8 @@ use std::time::Duration;
 
 pub const OPTIONS: &[&str] = &[
     "rw", "readwrite", "rwmixread", "bs", "blocksize", "iodepth", "numjobs", "size", "runtime", "time_based",
-    "ramp_time", "rate_iops", "thinktime", "ioengine", "direct", "stonewall", "new_group", "group_reporting",
+    "ramp_time", "rate_iops", "thinktime", "ioengine", "direct", "stonewall", "wait_for_previous", "new_group",
+    "group_reporting",
     "filename", "directory", "loops",
 ];
 
@@ -144,7 +145,8 @@ fn apply<'a>(cx: &Ctx, j: &mut Job, key: &str, value: Option<&'a str>) -> Result
         "thinktime" => j.thinktime = parse_time(cx, key, need(value)?, Duration::from_micros(1))?,
         "time_based" => j.time_based = parse_bool(cx, key, value)?,
         "group_reporting" => j.group_reporting = parse_bool(cx, key, value)?,
-        "stonewall" | "new_group" => j.stonewall = parse_bool(cx, key, value)?,
+        "stonewall" | "wait_for_previous" => j.stonewall = parse_bool(cx, key, value)?,
+        "new_group" => j.new_group = parse_bool(cx, key, value)?,
         "direct" => j.direct = parse_bool(cx, key, Some(need(value)?))?,
         "ioengine" => {
             let v = need(value)?;
@@ -282,6 +284,14 @@ thinktime=100
         assert!(l.stonewall);
         // thinktime is in microseconds by default
         assert_eq!(l.thinktime, Duration::from_micros(100));
+    }
+
+    // fio HOWTO: `wait_for_previous` is `stonewall`'s alias; `new_group`
+    // starts a reporting group without waiting.
+    #[test]
+    fn stonewall_alias_and_new_group() {
+        let jobs = parse("j.fio", "[a]\nrw=read\n[b]\nwait_for_previous\n[c]\nnew_group\n").unwrap();
+        assert_eq!(jobs.iter().map(|j| (j.stonewall, j.new_group)).collect::<Vec<_>>(), [(false, false), (true, false), (false, true)]);
     }
 
     #[test]

@@ -75,7 +75,12 @@ pub struct Job {
     pub thinktime: Duration,
     pub ioengine: Option<String>,
     pub direct: bool,
+    /// Wait for every job before to finish (fio `stonewall`,
+    /// `wait_for_previous`); jobs without it run at once with those before.
     pub stonewall: bool,
+    /// Start a new reporting group without waiting (fio `new_group`).
+    pub new_group: bool,
+    /// Report the jobs of the reporting group as one (fio `group_reporting`).
     pub group_reporting: bool,
     pub filename: Option<String>,
     pub directory: Option<String>,
@@ -106,6 +111,7 @@ impl Job {
             ioengine: None,
             direct: false,
             stonewall: false,
+            new_group: false,
             group_reporting: false,
             filename: None,
             directory: None,

@@ -6,6 +6,7 @@
 pub mod fio;
 pub mod job;
 pub mod presets;
+pub mod profile;
 pub mod spec;
 
 pub use job::{Job, Pattern};

@@ -25,7 +25,7 @@ pub struct Workload {
 pub const FIELDS: &[&str] = &["profile", "fio", "jobs", "duration_s", "seed", "period_s"];
 pub const JOB_FIELDS: &[&str] = &[
     "name", "rw", "rwmixread", "bs", "iodepth", "numjobs", "size", "runtime_s", "ramp_s", "rate_iops",
-    "thinktime_us", "loops", "pool", "arrival_iops",
+    "thinktime_us", "loops", "pool", "arrival_iops", "stonewall", "new_group", "group_reporting",
 ];
 
 fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
@@ -178,6 +178,11 @@ fn inline_job(file: &str, i: usize, t: &toml::Table) -> Result<Job, WorkloadErro
     }
     if let Some(v) = num("thinktime_us")? {
         j.thinktime = Duration::from_micros(v);
+    }
+    for (k, flag) in [("stonewall", &mut j.stonewall), ("new_group", &mut j.new_group), ("group_reporting", &mut j.group_reporting)] {
+        if let Some(v) = t.get(k) {
+            *flag = v.as_bool().ok_or_else(|| err(file, &at(k), format!("expected true or false, got {v}")))?;
+        }
     }
     if let Some(v) = t.get("pool") {
         j.pool = Some(v.as_str().ok_or_else(|| err(file, &at("pool"), "expected a pool role: data, log, tempdb or all"))?.to_string());

@@ -1,0 +1,375 @@
+//! The database model: a recorded profile (contracts/PROFILE.md) as N
+//! closed-loop virtual users on a modelled deployment.
+//!
+//! Each transaction, of a type drawn by the profile's shares:
+//! 1. takes CPU on the host's vCPUs — a multi-server station, first come
+//!    first served — for `cpu_us` × the host's relative CPU speed × the USL
+//!    factor at N users (the profile's contention and coherency), so
+//!    throughput falls past the profile's peak;
+//! 2. reads `page_accesses` × miss ratio data pages, one 8 KiB random read
+//!    at a time, on the `data` pool; the miss ratio comes from the profile's
+//!    miss-ratio curve at cache = memory left to the database / data size;
+//! 3. commits: its WAL bytes join the log writer's next flush, a write on
+//!    the `log` pool; one flush serves every commit waiting when it starts
+//!    (group commit), and commits arriving during a flush wait for the next;
+//! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
+//!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool.
+//! Every I/O goes through the same pacers (caps and buckets), cost tables
+//! and latency draws as I/O jobs, so the CloudWatch-style series come out
+//! the same way. `all` pools take every role; a config without a `log`
+//! pool logs on its data pool.
+
+use crate::engine::{DeploymentState, Latencies, Sink};
+use crate::rng::Rng;
+use crate::series;
+use serde::Serialize;
+use std::collections::{BinaryHeap, HashMap};
+use storlab_model::deployment::Deployment;
+use storlab_model::pacing::{PacerId, Secs, Stages};
+use storlab_model::resources::{IoClass, PoolPlan, Resource};
+use storlab_model::scenario::Role;
+use storlab_stats::{Histogram, LatencySummary};
+use storlab_workload::profile::Profile;
+
+/// Background writes kept in flight (a checkpointer's or background
+/// writer's outstanding writes).
+pub const BG_WRITES: usize = 16;
+/// Share of host memory left to the database's cache when none is given
+/// (the rest: the OS, connections, work memory).
+pub const DB_MEMORY_SHARE: f64 = 0.75;
+/// The host's CPU speed relative to the recording machine. The catalog has
+/// no CPU speed figures yet, so every host counts as the recording machine.
+pub const HOST_CPU_SPEED: f64 = 1.0;
+const PAGE: f64 = 8192.0;
+const MAX_LOG_WRITE: f64 = 1048576.0;
+
+/// One run of the database model.
+#[derive(Debug, Clone)]
+pub struct DbParams {
+    /// Scale in the profile's unit (warehouses for TPC-C).
+    pub scale: f64,
+    pub vus: u32,
+    pub rampup_s: f64,
+    pub duration_s: f64,
+    pub seed: u64,
+    /// Memory for the database's cache; default `DB_MEMORY_SHARE` of the host's.
+    pub db_memory_bytes: Option<f64>,
+    pub period_s: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TxnResult {
+    pub name: String,
+    pub count: u64,
+    #[serde(flatten)]
+    pub latency: LatencySummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DbPoolResult {
+    pub role: String,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bytes_s: f64,
+    pub write_bytes_s: f64,
+    /// The busiest of the pool's own limits: busy time over the window.
+    pub utilization: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DbResult {
+    pub config: String,
+    pub vus: u32,
+    pub nopm: f64,
+    pub tpm: f64,
+    pub txn: Vec<TxnResult>,
+    pub cpu_utilization: f64,
+    pub pools: Vec<DbPoolResult>,
+    pub binding: String,
+    /// Miss ratio of page accesses at this memory and scale.
+    pub miss_ratio: f64,
+    pub commits_per_flush: f64,
+    pub flushes: u64,
+    pub series: Vec<series::Series>,
+}
+
+/// An I/O path: a pool's plan for one size and direction, as pacer stages.
+struct Path {
+    stages: Stages,
+    sequential: bool,
+    next_phase: usize,
+}
+
+impl Path {
+    fn new(st: &mut DeploymentState, dep: &Deployment, pool: usize, size: f64, sequential: bool, labels: &mut HashMap<PacerId, Resource>) -> Path {
+        let plan = PoolPlan::new(dep, &dep.pools[pool], size, sequential);
+        let map = st.pacers.register(pool, &plan);
+        for (r, &id) in plan.resources.iter().zip(&map) {
+            labels.entry(id).or_insert_with(|| r.clone());
+        }
+        Path { stages: Stages::new(&plan, &map), sequential, next_phase: 0 }
+    }
+
+    /// One I/O issued at `t`: when it completes.
+    fn io(&mut self, st: &mut DeploymentState, lat: &Latencies, class: IoClass, t: f64, rng: &mut Rng) -> f64 {
+        let phases = self.stages.phases();
+        let phase = if phases <= 1 {
+            0
+        } else if self.sequential {
+            self.next_phase = (self.next_phase + 1) % phases;
+            self.next_phase
+        } else {
+            rng.below(phases as u64) as usize
+        };
+        let a = st.pacers.pass(self.stages.host(phase, class), Secs(t)).0;
+        let mut done = a;
+        if self.stages.no_members(phase, class) {
+            done = a + lat.hit.as_ref().unwrap_or(&lat.read).draw(rng);
+        }
+        let dist = if class == IoClass::Write { &lat.write } else { &lat.read };
+        for (_, e) in self.stages.members(phase, class) {
+            let am = st.pacers.pass(e, Secs(a)).0;
+            done = done.max(am + dist.draw(rng));
+        }
+        done
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Event {
+    t_bits: u64,
+    who: u32,
+}
+const FLUSH: u32 = u32::MAX;
+const BG: u32 = u32::MAX - 1 - BG_WRITES as u32;
+
+#[derive(Clone, Copy)]
+struct Vu {
+    txn: usize,
+    started: f64,
+    reads_left: u32,
+    commits: u32,
+}
+
+/// The pool a role's I/O goes to: that role's pool, else `all`, else `fallback`.
+fn pool_for(dep: &Deployment, role: Role, fallback: usize) -> usize {
+    dep.pools.iter().position(|p| p.role == role).or_else(|| dep.pools.iter().position(|p| p.role == Role::All)).unwrap_or(fallback)
+}
+
+/// Whole count of a fractional mean: floor, plus one with the remainder's probability.
+fn draw_count(mean: f64, rng: &mut Rng) -> u32 {
+    let f = mean.floor();
+    f as u32 + u32::from(rng.f64() < mean - f)
+}
+
+/// Runs the profile on `dep` with the service times `lats` (one per pool).
+pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latencies]) -> DbResult {
+    let mut st = DeploymentState::new();
+    let mut sink = crate::series_sink(dep, &mut st, p.period_s);
+    let mut labels = HashMap::new();
+    let data = pool_for(dep, Role::Data, 0);
+    let log = pool_for(dep, Role::Log, data);
+    let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
+    let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
+    let mut log_paths: HashMap<u64, Path> = HashMap::new();
+    let mut rng = Rng::new(p.seed);
+
+    let memory = p.db_memory_bytes.unwrap_or(dep.host.memory_gib.unwrap_or(0.0) * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
+    let data_bytes = profile.data_bytes(p.scale).max(1.0);
+    let miss = profile.mrc.miss_ratio_at(memory / data_bytes);
+    let vcpus = dep.host.vcpus.unwrap_or(1.0).max(1.0) as usize;
+    let n = p.vus.max(1) as usize;
+    let usl = profile.usl_factor(n as f64);
+    let cum: Vec<f64> = profile.transactions.iter().scan(0.0, |s, t| {
+        *s += t.share;
+        Some(*s)
+    }).collect();
+
+    let w0 = p.rampup_s;
+    let w1 = p.rampup_s + p.duration_s;
+    let mut cpu_free = vec![0.0f64; vcpus];
+    let mut cpu_busy = 0.0;
+    let mut hists: Vec<Histogram> = profile.transactions.iter().map(|_| Histogram::default()).collect();
+    let mut counts = vec![0u64; profile.transactions.len()];
+    let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
+    let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0 }; n];
+    let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::new();
+    let push = |heap: &mut BinaryHeap<std::cmp::Reverse<Event>>, t: f64, who: u32| heap.push(std::cmp::Reverse(Event { t_bits: t.to_bits(), who }));
+    // Group commit: the commits waiting for the next flush, and those the
+    // flush in progress serves (VU, WAL bytes).
+    let mut waiting: Vec<(usize, f64)> = Vec::new();
+    let mut flushing: Vec<usize> = Vec::new();
+    let mut flush_busy = false;
+    let (mut flushes, mut flushed_commits) = (0u64, 0u64);
+    let mut backlog = 0.0f64;
+    let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
+    let mut window_open = false;
+
+    for v in 0..n {
+        push(&mut heap, 0.0, v as u32);
+        vus[v].reads_left = u32::MAX; // not started
+    }
+    let in_window = |t: f64| t >= w0 && t <= w1;
+    let count_io = |pool_ios: &mut Vec<[f64; 4]>, pool: usize, read: bool, bytes: f64, t: f64| {
+        if t >= w0 && t <= w1 {
+            let c = &mut pool_ios[pool];
+            if read {
+                c[0] += 1.0;
+                c[2] += bytes;
+            } else {
+                c[1] += 1.0;
+                c[3] += bytes;
+            }
+        }
+    };
+
+    while let Some(std::cmp::Reverse(Event { t_bits, who })) = heap.pop() {
+        let t = f64::from_bits(t_bits);
+        if t > w1 {
+            break;
+        }
+        if !window_open && t >= w0 {
+            window_open = true;
+            let ids: Vec<PacerId> = st.pacers.ids().collect();
+            st.pacers.reset_stats(&ids);
+        }
+        sink.advance(Secs(t), &st.pacers);
+        if who == FLUSH {
+            flushes += u64::from(in_window(t));
+            for v in std::mem::take(&mut flushing) {
+                flushed_commits += u64::from(in_window(t));
+                vus[v].commits -= 1;
+                push(&mut heap, t, v as u32);
+            }
+            flush_busy = false;
+        } else if who >= BG && who < BG + BG_WRITES as u32 {
+            bg_free.push(who - BG);
+        } else {
+            let v = who as usize;
+            let vu = &mut vus[v];
+            if vu.reads_left == u32::MAX {
+                // A new transaction: its type, then its CPU.
+                let x = rng.f64();
+                vu.txn = cum.iter().position(|&c| x < c).unwrap_or(cum.len() - 1);
+                let tp = &profile.transactions[vu.txn];
+                vu.started = t;
+                vu.reads_left = draw_count(tp.page_accesses * miss, &mut rng);
+                vu.commits = draw_count(tp.commits, &mut rng);
+                let demand = tp.cpu_us * 1e-6 * HOST_CPU_SPEED * usl;
+                let (k, free) = cpu_free.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map(|(k, f)| (k, *f)).unwrap();
+                let start = t.max(free);
+                cpu_free[k] = start + demand;
+                cpu_busy += (start + demand).min(w1).max(w0) - start.min(w1).max(w0);
+                push(&mut heap, start + demand, who);
+            } else if vu.reads_left > 0 {
+                vu.reads_left -= 1;
+                let done = reads.io(&mut st, &lats[data], IoClass::ReadMiss, t, &mut rng);
+                sink.complete(data, true, PAGE, done - t);
+                count_io(&mut pool_ios, data, true, PAGE, done);
+                push(&mut heap, done, who);
+            } else if vu.commits > 0 {
+                waiting.push((v, profile.transactions[vu.txn].wal_bytes));
+            } else {
+                // Done: its latency, its dirtied pages, the next transaction.
+                let tp = &profile.transactions[vu.txn];
+                if in_window(t) {
+                    counts[vu.txn] += 1;
+                    hists[vu.txn].record(t - vu.started);
+                }
+                backlog += tp.pages_dirtied;
+                vu.reads_left = u32::MAX;
+                push(&mut heap, t, who);
+            }
+        }
+        // The log writer: one flush at a time, serving every commit waiting.
+        if !flush_busy && !waiting.is_empty() {
+            let bytes: f64 = waiting.iter().map(|w| w.1).sum::<f64>().max(512.0);
+            flushing = waiting.drain(..).map(|w| w.0).collect();
+            let mut done = t;
+            let mut left = bytes;
+            while left > 0.0 {
+                let size = left.min(MAX_LOG_WRITE);
+                let class = (size.max(4096.0) as u64).next_power_of_two();
+                let path = log_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, log, class as f64, true, &mut labels));
+                let d = path.io(&mut st, &lats[log], IoClass::Write, t, &mut rng);
+                sink.complete(log, false, size, d - t);
+                count_io(&mut pool_ios, log, false, size, d);
+                done = done.max(d);
+                left -= size;
+            }
+            flush_busy = true;
+            push(&mut heap, done, FLUSH);
+        }
+        // The background writer.
+        while backlog >= 1.0 {
+            let Some(slot) = bg_free.pop() else { break };
+            backlog -= 1.0;
+            let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
+            sink.complete(data, false, PAGE, done - t);
+            count_io(&mut pool_ios, data, false, PAGE, done);
+            push(&mut heap, done, BG + slot);
+        }
+    }
+
+    let w = p.duration_s.max(1e-9);
+    let total: u64 = counts.iter().sum();
+    let tpm = total as f64 * 60.0 / w;
+    let cpu_utilization = cpu_busy / (w * vcpus as f64);
+    let busy = |id: PacerId| {
+        let pc = st.pacers.get(id);
+        ((pc.at_peak_s + pc.at_base_s) / w).min(1.0)
+    };
+    let pools = dep
+        .pools
+        .iter()
+        .enumerate()
+        .map(|(i, pool)| {
+            let c = pool_ios[i];
+            let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
+            DbPoolResult {
+                role: pool.role.name().to_string(),
+                read_iops: c[0] / w,
+                write_iops: c[1] / w,
+                read_bytes_s: c[2] / w,
+                write_bytes_s: c[3] / w,
+                utilization,
+            }
+        })
+        .collect();
+    let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let commits_per_flush = if flushes > 0 { flushed_commits as f64 / flushes as f64 } else { 0.0 };
+    let binding = match top {
+        _ if cpu_utilization >= 0.9 => format!("CPU: {vcpus} vCPUs {:.0} % busy", 100.0 * cpu_utilization),
+        Some((u, id, r)) if u >= 0.9 => format!("{} ({:.0} % busy)", r.label(st.pacers.get(id).mostly_at_peak()), 100.0 * u),
+        _ if flushes > 0 && commits_per_flush >= 0.5 * n as f64 => format!("log flush latency: {commits_per_flush:.1} commits per flush, {n} users"),
+        _ => format!("latency: {n} users waiting on CPU and I/O, no limit reached"),
+    };
+    let series = sink.finish(Secs(w1), &st.pacers);
+    DbResult {
+        config: dep.name.clone(),
+        vus: p.vus,
+        nopm: tpm * profile.nopm_per_txn,
+        tpm,
+        txn: profile
+            .transactions
+            .iter()
+            .zip(&hists)
+            .zip(&counts)
+            .map(|((tp, h), &count)| TxnResult { name: tp.name.clone(), count, latency: h.summary().rounded(3) })
+            .collect(),
+        cpu_utilization,
+        pools,
+        binding,
+        miss_ratio: miss,
+        commits_per_flush,
+        flushes,
+        series,
+    }
+}
+
+/// Runs the profile on `dep` with the catalog's service times.
+pub fn simulate_db(cat: &storlab_model::Catalog, dep: &Deployment, profile: &Profile, p: &DbParams) -> Result<DbResult, crate::SimError> {
+    let mut unverified = Vec::new();
+    let lats = dep.pools.iter().map(|pool| crate::latencies(cat, dep, pool, &mut unverified)).collect::<Result<Vec<_>, _>>()?;
+    Ok(run_db(dep, profile, p, &lats))
+}

@@ -1,0 +1,166 @@
+//! The database model's mechanisms against hand calculations.
+
+mod common;
+use storlab_model::deployment::resolve_all;
+use storlab_model::latency::LogNormal;
+use storlab_model::scenario::ScenarioFile;
+use storlab_model::Deployment;
+use storlab_sim::db::{run_db, simulate_db, DbParams};
+use storlab_sim::dist::ServiceTime;
+use storlab_sim::engine::Latencies;
+use storlab_workload::profile::Profile;
+
+fn profile(cpu_us: f64, page_accesses: f64, pages_dirtied: f64) -> Profile {
+    let text = format!(
+        r#"
+schema_version = 1
+kind = "storlab-db-profile"
+name = "t"
+workload = "custom:t"
+scale_unit = "warehouse"
+metric = "tpm"
+nopm_per_txn = 0.5
+[data]
+bytes_per_scale_unit = 1.0e8
+[[transaction]]
+name = "t"
+share = 1.0
+cpu_us = {cpu_us}
+page_accesses = {page_accesses}
+pages_dirtied = {pages_dirtied}
+commits = 1.0
+wal_bytes = 1000.0
+[mrc]
+cache_fraction = [0.01, 0.1, 0.5, 1.0]
+miss_ratio = [0.6, 0.2, 0.05, 0.0]
+[concurrency]
+alpha = 0.0
+beta = 0.0
+"#
+    );
+    Profile::from_toml("t.toml", &text).unwrap()
+}
+
+/// r5b.24xlarge (96 vCPUs, so CPU never queues here) with a data and a log gp3.
+fn deployment() -> Deployment {
+    let cat = common::catalog();
+    let text = r#"
+[configs.a]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.a.pools]]
+role = "data"
+device = "aws/ebs/gp3"
+size_gib = 1000
+[[configs.a.pools]]
+role = "log"
+device = "aws/ebs/gp3"
+size_gib = 100
+"#;
+    let sc = ScenarioFile::from_toml("s.toml", text).unwrap();
+    resolve_all(&cat, "s.toml", &sc).unwrap().remove(0)
+}
+
+fn params(vus: u32) -> DbParams {
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0 }
+}
+
+/// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
+fn constant(ms: f64) -> Latencies {
+    let d = LogNormal::from_median_p99(ms * 1000.0, ms * 1000.0);
+    Latencies { read: ServiceTime::new(&d), write: ServiceTime::new(&d), hit: None }
+}
+
+// One user, 1 µs of CPU, no reads, a 4 ms flush per commit: a transaction
+// takes 4.001 ms, so 1 / 4.001 ms = 249.9 commits/s = 14,996 a minute.
+#[test]
+fn a_4ms_log_flush_caps_one_user_near_250_commits_a_second() {
+    let dep = deployment();
+    let r = run_db(&dep, &profile(1.0, 0.0, 0.0), &params(1), &[constant(4.0), constant(4.0)]);
+    assert!((r.tpm / 14996.0 - 1.0).abs() < 0.005, "{}", r.tpm);
+    assert_eq!(r.commits_per_flush, 1.0);
+    // 4.001 ms each (the histogram is within 0.8 %; the mean is exact).
+    assert!((r.txn[0].latency.lat_mean_us - 4001.0).abs() < 1.0, "{:?}", r.txn[0].latency);
+    assert!((r.txn[0].latency.lat_p50_us / 4001.0 - 1.0).abs() < 0.008, "{:?}", r.txn[0].latency);
+    // The log pool writes once per commit; the data pool never reads.
+    let log = r.pools.iter().find(|p| p.role == "log").unwrap();
+    assert!((log.write_iops - 249.9).abs() < 1.5, "{}", log.write_iops);
+    assert_eq!(r.pools.iter().find(|p| p.role == "data").unwrap().read_iops, 0.0);
+}
+
+// Group commit with N users and negligible CPU: the users who commit while
+// a flush runs share the next one, so they settle into two cohorts that
+// alternate — the first flush serves the first user alone, the second the
+// other N − 1, and so on: N / 2 commits per flush on average, and N / 2
+// commits every 4 ms = N × 125 a second. With one user: one per flush.
+#[test]
+fn commits_per_flush_grow_with_users() {
+    let dep = deployment();
+    let p = profile(1.0, 0.0, 0.0);
+    let mut last = 0.0;
+    for (vus, want) in [(1u32, 1.0), (8, 4.0), (32, 16.0)] {
+        let r = run_db(&dep, &p, &params(vus), &[constant(4.0), constant(4.0)]);
+        assert!((r.commits_per_flush - want).abs() < 0.05 * want, "{vus} users: {} commits per flush", r.commits_per_flush);
+        assert!(r.commits_per_flush > last);
+        last = r.commits_per_flush;
+        let per_s = r.tpm / 60.0;
+        assert!((per_s / (125.0 * f64::from(vus).max(2.0)) - 1.0).abs() < 0.02 || vus == 1, "{vus} users: {per_s}/s");
+    }
+}
+
+// More memory, a larger share of the data cached: the miss ratio falls
+// along the profile's curve (100 GB of data; 1, 10, 50, 100 GB of cache →
+// 0.6, 0.2, 0.05, 0), and data reads per second never rise: with fewer
+// reads per transaction the throughput may grow, but reads/s = N × r / (cpu
+// + r × latency) grows with r, the reads per transaction.
+#[test]
+fn more_memory_never_raises_read_iops() {
+    let cat = common::catalog();
+    let dep = deployment();
+    let p = profile(200.0, 100.0, 2.0);
+    let mut last = f64::INFINITY;
+    for (gb, miss) in [(1.0, 0.6), (10.0, 0.2), (50.0, 0.05), (100.0, 0.0)] {
+        let mut params = params(16);
+        params.db_memory_bytes = Some(gb * 1e9);
+        let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+        assert!((r.miss_ratio - miss).abs() < 1e-9, "{gb} GB: miss ratio {}", r.miss_ratio);
+        let data = r.pools.iter().find(|p| p.role == "data").unwrap();
+        assert!(data.read_iops <= last * 1.01, "{gb} GB: {} read IOPS after {last}", data.read_iops);
+        // Reads per transaction: 100 page accesses × the miss ratio.
+        let per_txn = data.read_iops / (r.tpm / 60.0);
+        assert!((per_txn - 100.0 * miss).abs() < 0.05 * 100.0 * miss + 0.01, "{gb} GB: {per_txn} reads per transaction");
+        // Background writes: 2 dirtied pages per transaction on the data
+        // pool — never more; fewer only when the pool is saturated and the
+        // writer falls behind (no reads at 100 GB: 10,000s of transactions
+        // a second dirty more pages than 3,000 IOPS can write).
+        let wpt = data.write_iops / (r.tpm / 60.0);
+        assert!(wpt <= 2.1, "{gb} GB: {wpt} writes per transaction");
+        if data.utilization < 0.9 {
+            assert!((wpt - 2.0).abs() < 0.1, "{gb} GB: {wpt} writes per transaction");
+        }
+        last = data.read_iops;
+    }
+    assert_eq!(last, 0.0);
+}
+
+// The same deployment with one `all` pool: every I/O lands on it, and a
+// gp3's 3,000 IOPS bind a read-heavy mix with many users.
+#[test]
+fn one_all_pool_takes_every_role_and_binds() {
+    let cat = common::catalog();
+    let text = "[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 1000\n";
+    let sc = ScenarioFile::from_toml("s.toml", text).unwrap();
+    let dep = resolve_all(&cat, "s.toml", &sc).unwrap().remove(0);
+    let mut params = params(64);
+    params.db_memory_bytes = Some(1e9);
+    let r = simulate_db(&cat, &dep, &profile(50.0, 100.0, 1.0), &params).unwrap();
+    assert_eq!(r.pools.len(), 1);
+    let all = &r.pools[0];
+    assert!(all.read_iops > 0.0 && all.write_iops > 0.0);
+    // 3,000 IOPS of 8 KiB I/O (one counted I/O each), shared by reads,
+    // background writes and log writes.
+    let iops = all.read_iops + all.write_iops;
+    assert!(iops <= 3000.0 * 1.01 && iops > 2900.0, "{iops}");
+    assert!(all.utilization > 0.95, "{}", all.utilization);
+    assert!(r.binding.contains("aws/ebs/gp3"), "{}", r.binding);
+    assert!(r.series.iter().any(|s| s.metric == "VolumeReadOps" && s.resource == "pool all"));
+}

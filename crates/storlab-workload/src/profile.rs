@@ -1,0 +1,207 @@
+//! A recorded database workload profile (contracts/PROFILE.md, schema 1):
+//! per transaction type its CPU, page accesses, dirtied pages, commits and
+//! WAL bytes; a miss-ratio curve; a Universal Scalability Law fit. Written
+//! by `storlab bench db --profile-out`, read by the simulator's database
+//! model. A profile of another schema version is refused.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+pub const PROFILE_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Profile {
+    pub schema_version: u32,
+    pub kind: String,
+    pub name: String,
+    pub workload: String,
+    pub scale_unit: String,
+    /// `nopm` (TPC-C New-Orders per minute) or `tpm`.
+    pub metric: String,
+    /// Share of transactions that count toward NOPM.
+    #[serde(default)]
+    pub nopm_per_txn: f64,
+    #[serde(default)]
+    pub provenance: BTreeMap<String, toml::Value>,
+    pub data: DataSize,
+    #[serde(rename = "transaction")]
+    pub transactions: Vec<TxnProfile>,
+    pub mrc: Mrc,
+    pub concurrency: Usl,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct DataSize {
+    pub bytes_per_scale_unit: f64,
+    #[serde(default)]
+    pub fixed_bytes: f64,
+    #[serde(default = "page_bytes")]
+    pub page_bytes: f64,
+}
+
+fn page_bytes() -> f64 {
+    8192.0
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct TxnProfile {
+    pub name: String,
+    pub share: f64,
+    /// Server CPU per transaction on the recording machine, µs.
+    pub cpu_us: f64,
+    pub page_accesses: f64,
+    pub pages_dirtied: f64,
+    pub commits: f64,
+    pub wal_bytes: f64,
+    #[serde(default)]
+    pub rollback_share: f64,
+}
+
+/// Miss ratio of page accesses against cache size as a fraction of the data.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Mrc {
+    pub cache_fraction: Vec<f64>,
+    pub miss_ratio: Vec<f64>,
+    #[serde(default)]
+    pub method: String,
+}
+
+/// Universal Scalability Law: X(N) = X(1)·N / (1 + α(N − 1) + βN(N − 1)).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Usl {
+    pub alpha: f64,
+    pub beta: f64,
+    #[serde(default)]
+    pub vus: Vec<f64>,
+    #[serde(default)]
+    pub throughput: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProfileError {
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    #[error("{file}: schema_version {found} is not supported — this storlab reads schema_version {PROFILE_SCHEMA_VERSION}; record the profile again with this version's `storlab bench db --profile-out`")]
+    Version { file: String, found: u32 },
+    #[error("{file}: {field}: {message}")]
+    Field { file: String, field: String, message: String },
+}
+
+impl Mrc {
+    /// The miss ratio at a cache of `fraction` of the data: linear between
+    /// the recorded points, the first point's ratio below them, and no
+    /// misses once the whole data fits (fraction ≥ 1).
+    pub fn miss_ratio_at(&self, fraction: f64) -> f64 {
+        let (xs, ys) = (&self.cache_fraction, &self.miss_ratio);
+        if fraction >= 1.0 || xs.is_empty() {
+            return 0.0;
+        }
+        if fraction <= xs[0] {
+            return ys[0];
+        }
+        for i in 1..xs.len() {
+            if fraction <= xs[i] {
+                let w = (fraction - xs[i - 1]) / (xs[i] - xs[i - 1]);
+                return ys[i - 1] + w * (ys[i] - ys[i - 1]);
+            }
+        }
+        ys[ys.len() - 1]
+    }
+}
+
+impl Profile {
+    /// Reads a profile. `file` names it in errors.
+    pub fn from_toml(file: &str, text: &str) -> Result<Profile, ProfileError> {
+        let value: toml::Table = toml::from_str(text).map_err(|e| ProfileError::Parse { file: file.into(), message: e.message().to_string() })?;
+        match value.get("schema_version").and_then(|v| v.as_integer()) {
+            Some(1) => {}
+            Some(v) => return Err(ProfileError::Version { file: file.into(), found: v as u32 }),
+            None => return Err(ProfileError::Field { file: file.into(), field: "schema_version".into(), message: "missing — add schema_version = 1".into() }),
+        }
+        let p: Profile = toml::from_str(text).map_err(|e| ProfileError::Parse { file: file.into(), message: e.message().to_string() })?;
+        let field = |f: &str, m: String| ProfileError::Field { file: file.into(), field: f.into(), message: m };
+        if p.kind != "storlab-db-profile" {
+            return Err(field("kind", format!("'{}' — a profile has kind = \"storlab-db-profile\"", p.kind)));
+        }
+        if p.transactions.is_empty() {
+            return Err(field("transaction", "no [[transaction]] — a profile needs at least one".into()));
+        }
+        let shares: f64 = p.transactions.iter().map(|t| t.share).sum();
+        if (shares - 1.0).abs() > 0.01 {
+            return Err(field("transaction.share", format!("shares sum to {shares:.3} — they must sum to 1")));
+        }
+        let m = &p.mrc;
+        if m.cache_fraction.len() != m.miss_ratio.len() || m.cache_fraction.is_empty() {
+            return Err(field("mrc", "cache_fraction and miss_ratio need the same number of points, at least one".into()));
+        }
+        if m.cache_fraction.windows(2).any(|w| w[1] <= w[0]) || m.miss_ratio.windows(2).any(|w| w[1] > w[0]) {
+            return Err(field("mrc", "cache_fraction must ascend and miss_ratio must not increase".into()));
+        }
+        if m.miss_ratio.iter().any(|r| !(0.0..=1.0).contains(r)) {
+            return Err(field("mrc.miss_ratio", "values must lie in [0, 1]".into()));
+        }
+        Ok(p)
+    }
+
+    /// Data size at `scale` (in the profile's unit), bytes.
+    pub fn data_bytes(&self, scale: f64) -> f64 {
+        self.data.bytes_per_scale_unit * scale + self.data.fixed_bytes
+    }
+
+    /// The USL's service-demand factor at `n` concurrent users.
+    pub fn usl_factor(&self, n: f64) -> f64 {
+        let (a, b) = (self.concurrency.alpha, self.concurrency.beta);
+        1.0 + a * (n - 1.0).max(0.0) + b * n * (n - 1.0).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub const EXAMPLE: &str = r#"
+schema_version = 1
+kind = "storlab-db-profile"
+name = "t"
+workload = "tpcc"
+scale_unit = "warehouse"
+metric = "nopm"
+nopm_per_txn = 0.45
+[data]
+bytes_per_scale_unit = 1.0e8
+[[transaction]]
+name = "new_order"
+share = 1.0
+cpu_us = 350.0
+page_accesses = 120.0
+pages_dirtied = 10.0
+commits = 1.0
+wal_bytes = 2500.0
+[mrc]
+cache_fraction = [0.01, 0.1, 1.0]
+miss_ratio = [0.6, 0.2, 0.0]
+[concurrency]
+alpha = 0.02
+beta = 0.0005
+"#;
+
+    // Linear between (0.01, 0.6) and (0.1, 0.2): at 0.055, halfway, 0.4.
+    #[test]
+    fn reads_the_contract_and_interpolates_the_mrc() {
+        let p = Profile::from_toml("t.toml", EXAMPLE).unwrap();
+        assert!((p.mrc.miss_ratio_at(0.055) - 0.4).abs() < 1e-12);
+        assert_eq!(p.mrc.miss_ratio_at(0.001), 0.6);
+        assert_eq!(p.mrc.miss_ratio_at(2.0), 0.0);
+        // 1 + 0.02 × 7 + 0.0005 × 8 × 7 = 1.168.
+        assert!((p.usl_factor(8.0) - 1.168).abs() < 1e-12);
+    }
+
+    #[test]
+    fn refuses_another_version_in_one_line() {
+        let e = Profile::from_toml("p.toml", &EXAMPLE.replace("schema_version = 1", "schema_version = 2")).unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: schema_version 2 is not supported") && !e.contains('\n'), "{e}");
+        let e = Profile::from_toml("p.toml", &EXAMPLE.replace("share = 1.0", "share = 0.5")).unwrap_err().to_string();
+        assert!(e.contains("transaction.share"), "{e}");
+    }
+}
