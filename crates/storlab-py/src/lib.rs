@@ -235,7 +235,7 @@ impl Catalog {
             };
             storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &mut report)
         })?;
-        let mut rec = rec.map_err(|e| e.to_py(py))?;
+        let mut rec = rec.map_err(|e| e.to_py(py))?.into_record();
         rec.interrupted |= stopped;
         Ok(json(&rec))
     }

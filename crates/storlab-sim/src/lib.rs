@@ -90,6 +90,51 @@ pub struct SimRecord {
     pub interrupted: bool,
 }
 
+impl SimRecord {
+    /// The run record every engine writes (crates/storlab-record): the
+    /// common I/O columns, with the simulator's own figures as its extras.
+    pub fn into_record(self) -> storlab_record::RunRecord {
+        use storlab_record::{Engine, IoColumns, JobExtra, RecordExtra, RunRecord, SimJob, SimRun};
+        let mut rec = RunRecord::new(Engine::Simulate, self.workload, self.seed);
+        rec.scenario = Some(self.scenario);
+        rec.title = self.title;
+        rec.results = self
+            .results
+            .into_iter()
+            .map(|r| storlab_record::JobResult {
+                config: r.config,
+                job: r.job,
+                pool: r.pool,
+                binding: r.binding,
+                io: Some(IoColumns {
+                    iops: r.iops,
+                    bw_bytes_s: r.bw_bytes_s,
+                    read_iops: r.read_iops,
+                    write_iops: r.write_iops,
+                    latency: r.latency,
+                    outstanding: r.outstanding,
+                    runtime_s: r.runtime_s,
+                }),
+                extra: Some(JobExtra::Sim(SimJob {
+                    read_lat_mean_us: r.read_lat_mean_us,
+                    write_lat_mean_us: r.write_lat_mean_us,
+                    ios: r.ios,
+                    start_s: r.start_s,
+                    cache_hit_ratio: r.cache_hit_ratio,
+                    arrival_iops: r.arrival_iops,
+                    dropped: r.dropped,
+                    jobs: (r.jobs != 1).then_some(r.jobs),
+                })),
+            })
+            .collect();
+        rec.series = self.series;
+        rec.unverified = self.unverified;
+        rec.interrupted = self.interrupted;
+        rec.extra = Some(RecordExtra::Sim(SimRun { period_s: self.period_s, simulated_s: self.simulated_s, simulated_ios: self.simulated_ios }));
+        rec
+    }
+}
+
 fn is_one(n: &u32) -> bool {
     *n == 1
 }

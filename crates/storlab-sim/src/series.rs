@@ -7,19 +7,9 @@
 
 use crate::engine::Sink;
 use storlab_model::pacing::{PacerId, PacerSet, Secs};
-use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Series {
-    pub config: String,
-    pub resource: String,
-    pub metric: String,
-    pub unit: String,
-    pub period_s: f64,
-    /// Period starts, in seconds since the run began.
-    pub timestamps: Vec<f64>,
-    pub values: Vec<f64>,
-}
+pub use storlab_record::Series;
+use storlab_record::Stamp;
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Counters {
@@ -130,7 +120,7 @@ impl SeriesSink {
             metric: metric.to_string(),
             unit: unit.to_string(),
             period_s: self.period,
-            timestamps: ts.clone(),
+            timestamps: ts.iter().map(|&t| Stamp::Seconds(t)).collect(),
             values,
         };
         let p = self.period;
