@@ -44,6 +44,7 @@ def disk_cmd(
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
+    calibrate_out: Optional[Path] = typer.Option(None, "--calibrate-out", help="Write this disk as a measured local/ device (caps and QD1 latency) to a catalog overlay FILE."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
@@ -62,6 +63,13 @@ def disk_cmd(
         rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
+    if calibrate_out is not None and not rec["interrupted"]:
+        from storlab.calibrate import machine_overlay
+        from storlab.cli.simulate import write_atomically
+
+        text, summary = machine_overlay(rec, "this run")
+        write_atomically(calibrate_out, text)
+        err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
     elif json_out or output_format == "json":
