@@ -15,6 +15,8 @@ __all__ = [
     "db_sweep_done",
     "record_schema_json",
     "record_check_json",
+    "alarms_json",
+    "limits_at_json",
     "__version__",
 ]
 
