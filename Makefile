@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "jsonschema>=4" "mypy>=1.10"
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40"
 	@mkdir -p $(STAMPS) && touch $@
 
 $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
@@ -27,11 +27,25 @@ $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
 
 # `storlab bench db --db managed-postgres` and its tests run PostgreSQL's own
 # initdb/pg_ctl; Debian's postgresql package provides them.
-$(STAMPS)/system:
+$(STAMPS)/system: Makefile
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
 	  echo "installing Debian's postgresql package (server binaries for bench db)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	fi
+	@# storlab report --png and the report tests open pages in Debian's Chromium
+	@# (playwright drives it; playwright's own browser download is never used).
+	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then \
+	  echo "installing Debian's chromium package (headless browser for storlab report)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@# `storlab emulate` mounts through /dev/fuse; fuse3 provides fusermount3
+	@# (unmounting as a non-root user) and the FUSE tests need it in CI.
+	@if ! command -v fusermount3 >/dev/null 2>&1; then \
+	  echo "installing Debian's fuse3 package (storlab emulate)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fuse3 >/dev/null; \
 	fi
 	@mkdir -p $(STAMPS) && touch $@
 
@@ -56,9 +70,13 @@ test-quick: install ## pytest without the slow and server-needing tests
 bench: install ## Run the benchmarks beside their peers (minutes; results under bench/runs/)
 	$(BIN)/pip install --quiet "simpy>=4"
 	$(BIN)/python bench/simulate_speed.py
+	$(BIN)/python bench/report_speed.py
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
 	$(BIN)/python bench/db_vs_pgbench.py --out bench/runs/$$(date +%F)/db_vs_pgbench.json
+	command -v bindfs >/dev/null || (apt-get update -qq && apt-get install -y -qq bindfs)
+	$(BIN)/python bench/emulate_overhead.py --out bench/runs/$$(date +%F)/emulate_overhead.json
+	$(BIN)/python bench/emulate_precision.py --out bench/runs/$$(date +%F)/emulate_precision.json
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

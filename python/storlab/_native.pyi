@@ -17,6 +17,8 @@ __all__ = [
     "record_check_json",
     "alarms_json",
     "limits_at_json",
+    "emulate_json",
+    "emulate_unmount",
     "__version__",
 ]
 
@@ -129,3 +131,16 @@ def limits_at_json(
     catalog: Catalog, scenario_name: str, scenario_text: str, *, at_iops: float | None = None, at_bytes_s: float | None = None
 ) -> str:
     """The `storlab limits` record with each bucket under a steady load (`at_load`)."""
+def emulate_json(
+    catalog: Catalog,
+    scenario_name: str,
+    scenario_text: str,
+    config: str,
+    targets: list[tuple[str | None, str, str]],
+    options_json: str,
+    status: Callable[[str], object] | None = None,
+) -> str:
+    """Serves the emulated pools until a signal reaches Python, then unmounts; the summary with its series."""
+
+def emulate_unmount(dir: str) -> bool:
+    """Clears an emulated volume mounted at dir (stale or live); False when nothing was mounted."""

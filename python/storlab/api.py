@@ -240,3 +240,27 @@ def check_record(record: dict[str, Any] | str, name: str = "record") -> dict[str
     ScenarioError naming the first field that does not fit."""
     text = record if isinstance(record, str) else json.dumps(record)
     return json.loads(_native.record_check_json(name, text))
+
+
+def emulate(
+    scenario: str | os.PathLike,
+    config: str,
+    targets: list[tuple[str | None, str, str]],
+    options: dict[str, Any],
+    catalog: list[str | os.PathLike] | None = None,
+    status=None,
+) -> dict[str, Any]:
+    """Mounts the emulated pools of `config` (`targets`: role or None,
+    backing folder, mount folder) and serves them until Ctrl-C (or a signal
+    turned into KeyboardInterrupt); returns the summary with its
+    CloudWatch-style series. `status(dict)` is called once a second."""
+    name, text = read_scenario(scenario)
+    cat, files = open_catalog(catalog)
+    cb = (lambda s: status(json.loads(s))) if status else None
+    record = json.loads(_native.emulate_json(cat, name, text, config, targets, json.dumps(options), cb))
+    return _finish(record, None, {"scenario": name, "config": config, "catalog_files": files})
+
+
+def emulate_unmount(path: str | os.PathLike) -> bool:
+    """Clears an emulated volume mounted at `path` (stale or live)."""
+    return _native.emulate_unmount(str(Path(path).resolve()))

@@ -114,7 +114,10 @@ def test_bad_input(storlab, tmp_path, args, needle):
     assert (tmp_path / "file").read_text() == "mine"
 
 
-def test_ctrl_c_keeps_results_and_removes_the_test_file(tmp_path):
+@pytest.mark.parametrize("signame,code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_ctrl_c_kill_or_hangup_keeps_results_and_removes_the_test_file(tmp_path, signame, code):
+    """Ctrl-C exits 130, as shells report it; SIGTERM and SIGHUP (the terminal
+    closed) stop the run the same way and exit 128 + the signal's number."""
     env = dict(os.environ, NO_COLOR="1")
     p = subprocess.Popen(
         [sys.executable, "-m", "storlab.cli", "bench", "disk", "--path", str(tmp_path), "--size", "16MiB",
@@ -125,9 +128,9 @@ def test_ctrl_c_keeps_results_and_removes_the_test_file(tmp_path):
     while not any(tmp_path.iterdir()) and time.time() < deadline:
         time.sleep(0.05)
     time.sleep(1.5)
-    p.send_signal(signal.SIGINT)
+    p.send_signal(getattr(signal, signame))
     out, err = p.communicate(timeout=30)
-    assert p.returncode == 130, err
+    assert p.returncode == code, err
     assert "Traceback" not in err
     rec = json.loads(out)
     assert rec["interrupted"] is True

@@ -180,6 +180,37 @@ def test_insert_storm_on_sqlite(storlab, where):
     assert rec["runs"][0]["io_profile"]["totals"]["wal_syncs"] >= res["commits"]
 
 
+def test_insert_storm_leaves_a_users_table_of_its_name_alone_on_sqlite(storlab, where):
+    """A `storlab_insert` that storlab did not create is the user's: the storm
+    refuses to run rather than drop it, and the table keeps its rows."""
+    d = where / "mine"
+    d.mkdir()
+    db = sqlite3.connect(d / "storlab.sqlite")
+    db.execute("CREATE TABLE storlab_insert (precious text)")
+    db.execute("INSERT INTO storlab_insert VALUES ('keep me')")
+    db.commit()
+    db.close()
+    err = fails(storlab, "--workload", "insert", "--db", "sqlite", "--dir", str(d), "--vus", "1", "--rows", "5", "--keep")
+    assert "storlab_insert" in err and "did not create" in err
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT precious FROM storlab_insert").fetchall() == [("keep me",)]
+
+
+@pytest.mark.needs_postgres
+def test_insert_storm_leaves_a_users_table_of_its_name_alone_on_postgres(storlab, server):
+    psql(server, "DROP TABLE IF EXISTS storlab_insert; CREATE TABLE storlab_insert (precious text); INSERT INTO storlab_insert VALUES ('keep me')")
+    try:
+        err = fails(storlab, "--workload", "insert", "--db", server.conninfo, "--vus", "1", "--rows", "5")
+        assert "storlab_insert" in err and "did not create" in err
+        assert psql(server, "SELECT precious FROM storlab_insert") == [["keep me"]]
+    finally:
+        psql(server, "DROP TABLE storlab_insert")
+    # Its own table, from an earlier storm, is recreated: 5 rows, not 10.
+    for _ in range(2):
+        bench(storlab, "--workload", "insert", "--db", server.conninfo, "--vus", "1", "--rows", "5", "--commit-every", "5")
+    assert psql(server, "SELECT count(*) FROM storlab_insert") == [["5"]]
+
+
 def tpcb_balances_add_up(rows: list) -> None:
     # TPC-B's consistency: every transaction adds the same delta to one
     # account, its teller and its branch, and logs it once in history.
@@ -340,6 +371,8 @@ statements = ["INSERT INTO storlab_div VALUES (:x)", "SELECT 1 / (:x - 1)"]
 
 
 def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> tuple[int, dict, str]:
+    """Interrupts a run after `seconds`: long enough on a busy 2-core machine
+    for the load (or initdb) to be over, so the interrupt lands in a window."""
     import signal
     import sys
     import time
@@ -355,7 +388,7 @@ def interrupt_after(args: list[str], seconds: float, sig: int | None = None) -> 
 def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
     d = where / "int"
     code, rec, err = interrupt_after(["--workload", "tpcc", "--db", "sqlite", "--dir", str(d), "--vus", "2",
-                                      "--rampup", "1", "--duration", "60"], 8)
+                                      "--rampup", "1", "--duration", "60"], 15)
     assert code == 130, err
     assert rec["interrupted"] is True
     (run,) = rec["runs"]
@@ -367,14 +400,14 @@ def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
 
 
 @pytest.mark.needs_postgres
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
-def test_ctrl_c_or_kill_stops_the_managed_cluster(where, signame):
+@pytest.mark.parametrize("signame,want", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
+def test_ctrl_c_kill_or_hangup_stops_the_managed_cluster(where, signame, want):
     import signal
 
     d = where / "intpg"
     code, rec, err = interrupt_after(["--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2",
-                                      "--rows", "1000000", "--commit-every", "10"], 8, getattr(signal, signame))
-    assert code == 130, err
+                                      "--rows", "1000000", "--commit-every", "10"], 15, getattr(signal, signame))
+    assert code == want, err
     assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
     assert not d.exists()
     assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout

@@ -4,12 +4,16 @@
 //! indexes (the string, the double, the timestamp, and (reversed string,
 //! key)). Random keys scatter every index insert over the whole index, which
 //! is what makes it a storage test rather than an append.
+//!
+//! The table is storlab's: it carries a mark (a table comment on
+//! PostgreSQL, a comment inside its CREATE TABLE text on SQLite) and is
+//! recreated at every run only when it bears that mark. A table of that name
+//! without the mark is the user's: the storm refuses to touch it.
 
-use crate::driver::{BoxFuture, Db, Plan, Session};
+use crate::backend::{self, Backend, Begin, Dialect, Sql, Stmt, Txn};
 use crate::error::{DbError, Result};
-use crate::pg::batch;
+use crate::session::{random_string, BoxFuture, Db, Outcome, Plan, Session, Value};
 use crate::tpcc::load::now_text;
-use crate::{sqlite_io, wire, Outcome};
 use std::time::Duration;
 use storlab_stats::Rng;
 
@@ -28,80 +32,63 @@ impl Default for InsertOptions {
 }
 
 pub const TABLE: &str = "storlab_insert";
+/// The mark that says storlab created the table.
+pub const MARK: &str = "storlab insert storm";
 
 const PG_SCHEMA: &str = "DROP TABLE IF EXISTS storlab_insert; \
 CREATE TABLE storlab_insert (id char(32) PRIMARY KEY, s varchar(255) NOT NULL, payload varchar(1000) NOT NULL, d double precision NOT NULL, ts timestamp NOT NULL); \
+COMMENT ON TABLE storlab_insert IS 'storlab insert storm: dropped and recreated by every run'; \
 CREATE INDEX storlab_insert_s ON storlab_insert (s); \
 CREATE INDEX storlab_insert_d ON storlab_insert (d); \
 CREATE INDEX storlab_insert_ts ON storlab_insert (ts); \
 CREATE INDEX storlab_insert_rev ON storlab_insert (reverse(s), id);";
 
 const SQLITE_SCHEMA: &str = "DROP TABLE IF EXISTS storlab_insert; \
-CREATE TABLE storlab_insert (id text PRIMARY KEY, s text NOT NULL, payload text NOT NULL, d real NOT NULL, ts text NOT NULL); \
+CREATE TABLE storlab_insert ( -- storlab insert storm: dropped and recreated by every run\n id text PRIMARY KEY, s text NOT NULL, payload text NOT NULL, d real NOT NULL, ts text NOT NULL); \
 CREATE INDEX storlab_insert_s ON storlab_insert (s); \
 CREATE INDEX storlab_insert_d ON storlab_insert (d); \
 CREATE INDEX storlab_insert_ts ON storlab_insert (ts); \
 CREATE INDEX storlab_insert_rev ON storlab_insert (reverse(s), id);";
 
-/// SQLite has no reverse(); an index on an expression needs a deterministic
-/// function, registered on every connection that writes the table.
-pub fn register_reverse(c: &rusqlite::Connection) -> Result<()> {
-    use rusqlite::functions::FunctionFlags;
-    c.create_scalar_function("reverse", 1, FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC, |ctx| {
-        let s: String = ctx.get(0)?;
-        Ok(s.chars().rev().collect::<String>())
-    })
-    .map_err(|e| DbError::sql("registering reverse()", e))
-}
+/// Whether the table exists, and whether it bears storlab's mark.
+const PG_FIND: &str = "SELECT coalesce(obj_description(c.oid, 'pg_class'), '') FROM pg_class c \
+WHERE c.relname = 'storlab_insert' AND c.relnamespace = current_schema()::text::regnamespace";
+const SQLITE_FIND: &str = "SELECT coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name = 'storlab_insert'";
 
-/// (Re)creates the table: every storm starts from an empty table.
+/// (Re)creates the table: every storm starts from an empty table of its
+/// own. A `storlab_insert` that storlab did not create is refused.
 pub async fn prepare(db: &Db) -> Result<bool> {
-    match db {
-        Db::Postgres(t) => {
-            let c = t.connect().await?;
-            batch(&c, "creating storlab_insert", PG_SCHEMA).await?;
-        }
-        Db::Sqlite { path } => {
-            let c = sqlite_io::open(path)?;
-            register_reverse(&c)?;
-            c.execute_batch(SQLITE_SCHEMA).map_err(|e| DbError::sql("creating storlab_insert", e))?;
+    let mut b = backend::connect(db).await?;
+    let (find, schema) = match b.dialect() {
+        Dialect::Postgres => (PG_FIND, PG_SCHEMA),
+        Dialect::Sqlite => (SQLITE_FIND, SQLITE_SCHEMA),
+    };
+    let found = b.query_text(find).await.map_err(|e| DbError::sql("looking for storlab_insert", e))?;
+    if let Some(text) = found {
+        if !text.contains(MARK) {
+            return Err(DbError::Schema(format!(
+                "{} already has a table {TABLE} that storlab did not create — the insert storm drops and recreates its table, so it leaves this one alone: rename or drop it yourself, or use another database",
+                db.display()
+            )));
         }
     }
+    b.batch(schema).await.map_err(|e| DbError::sql("creating storlab_insert", e))?;
     Ok(true)
 }
 
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-struct Row {
-    id: String,
-    s: String,
-    payload: String,
-    d: f64,
-    ts: String,
-}
-
-fn random_string(rng: &mut Rng, lo: u64, hi: u64) -> String {
-    let n = lo + rng.below(hi - lo + 1);
-    (0..n).map(|_| ALNUM[rng.below(ALNUM.len() as u64) as usize] as char).collect()
-}
-
-fn row(rng: &mut Rng) -> Row {
-    Row {
-        id: format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64()),
-        s: random_string(rng, 100, 255),
-        payload: random_string(rng, 500, 1000),
-        d: rng.f64() * 1e6,
-        ts: now_text(),
-    }
-}
-
-enum Conn {
-    Pg(wire::Conn, wire::Stmt),
-    Sqlite(Option<rusqlite::Connection>),
+fn row(rng: &mut Rng) -> Vec<Value> {
+    vec![
+        Value::Text(format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64())),
+        Value::Text(random_string(rng, 100, 255)),
+        Value::Text(random_string(rng, 500, 1000)),
+        Value::Real(rng.f64() * 1e6),
+        Value::Text(now_text()),
+    ]
 }
 
 struct Storm {
-    conn: Conn,
+    b: Box<dyn Backend>,
+    insert: Stmt,
     rng: Rng,
     left: u64,
     batch: u64,
@@ -112,29 +99,15 @@ pub async fn session(db: &Db, o: &InsertOptions, vu: u32, seed: u64) -> Result<B
     if o.commit_every == 0 || o.rows_per_vu == 0 {
         return Err(DbError::Input("--rows and --commit-every must be at least 1".into()));
     }
-    let conn = match db {
-        Db::Postgres(t) => {
-            let mut c = wire::Conn::connect(t).await?;
-            let st = c
-                .prepare("INSERT INTO storlab_insert VALUES ($1, $2, $3, $4, $5::text::timestamp)")
-                .await
-                .map_err(|e| DbError::sql("preparing the insert", e.message()))?;
-            Conn::Pg(c, st)
-        }
-        Db::Sqlite { path } => {
-            let p = path.clone();
-            let c = tokio::task::spawn_blocking(move || {
-                let c = sqlite_io::open(&p)?;
-                register_reverse(&c)?;
-                Ok::<_, DbError>(c)
-            })
-            .await
-            .map_err(|e| DbError::sql("opening", e))??;
-            Conn::Sqlite(Some(c))
-        }
+    let mut b = backend::connect(db).await?;
+    let sql = Sql::Text {
+        postgres: "INSERT INTO storlab_insert VALUES ($1, $2, $3, $4, $5::text::timestamp)".into(),
+        sqlite: "INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)".into(),
     };
+    let insert = b.prepare(&sql).await.map_err(|e| DbError::sql("preparing the insert", e))?;
     Ok(Box::new(Storm {
-        conn,
+        b,
+        insert,
         rng: Rng::new(seed ^ (u64::from(vu) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
         left: o.rows_per_vu,
         batch: o.commit_every,
@@ -154,41 +127,8 @@ impl Session for Storm {
     fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
         Box::pin(async move {
             let n = self.planned;
-            let rows: Vec<Row> = (0..n).map(|_| row(&mut self.rng)).collect();
-            let out = match &mut self.conn {
-                Conn::Pg(c, st) => {
-                    let r = async {
-                        c.simple("BEGIN").await?;
-                        for r in &rows {
-                            c.execute(st, |p| {
-                                p.text(&r.id).text(&r.s).text(&r.payload).text(&r.d.to_string()).text(&r.ts);
-                            })
-                            .await?;
-                        }
-                        c.simple("COMMIT").await
-                    }
-                    .await;
-                    match r {
-                        Ok(_) => Outcome::Commit,
-                        Err(e) if e.is_closed() => Outcome::Lost(e.message()),
-                        Err(e) => {
-                            let _ = c.simple("ROLLBACK").await;
-                            Outcome::Error(e.message())
-                        }
-                    }
-                }
-                Conn::Sqlite(slot) => sqlite_io::on_pool(slot, move |c| {
-                    sqlite_io::txn(c, Some("BEGIN IMMEDIATE"), true, |c| {
-                        let mut st = c.prepare_cached("INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)")?;
-                        for r in &rows {
-                            st.execute(rusqlite::params![r.id, r.s, r.payload, r.d, r.ts])?;
-                        }
-                        Ok(true)
-                    })
-                })
-                .await
-                .unwrap_or_else(|e| Outcome::Lost(e.to_string())),
-            };
+            let steps = (0..n).map(|_| (self.insert, row(&mut self.rng))).collect();
+            let out = self.b.transaction(Txn { begin: Begin::Write, commit: true, steps, pipelined: false }).await;
             if out == Outcome::Commit {
                 self.left -= n;
                 (out, n)

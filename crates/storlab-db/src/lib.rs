@@ -10,33 +10,27 @@
 //! workers have disconnected, and the client's own per-type counts and
 //! latency histograms.
 
+pub mod backend;
 pub mod custom;
 mod driver;
 pub mod error;
 pub mod insert;
 pub mod monitor;
 pub mod pg;
+pub mod record;
+pub mod session;
 pub mod sqlite_io;
 pub mod tpcc;
 pub mod wire;
 
-pub use driver::{default_loaders, prepare, run, Db, RunOptions, RunRecord, TpccOptions, Workload};
+pub use driver::{default_loaders, prepare, run, RunOptions, RunRecord, Workload};
 pub use error::{DbError, Result};
+pub use record::{DbRun, IoProfile, Prepared, TxnStats};
+pub use session::{Db, Outcome};
+pub use tpcc::TpccOptions;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8};
 use std::sync::Arc;
-
-/// How one transaction ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Commit,
-    /// An intended rollback (TPC-C New-Order's unused item).
-    Rollback,
-    /// The database refused it (deadlock, serialization, busy, constraint).
-    Error(String),
-    /// The connection is gone; the virtual user stops.
-    Lost(String),
-}
 
 /// What a caller can watch and stop while a run goes on.
 #[derive(Debug, Default)]

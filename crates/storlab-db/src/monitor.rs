@@ -6,19 +6,15 @@
 
 use crate::error::{DbError, Result};
 use crate::pg::{pg_message, Target};
-use serde::Serialize;
+use crate::session::Db;
+use crate::sqlite_io;
+use crate::record::{IoProfile, PerTxnIo, ServerStats, StatementTotals};
 use std::collections::BTreeMap;
 use tokio_postgres::Client;
 
 /// Counters read from the kernel for a set of processes (/proc/PID/io):
 /// bytes that reached the block layer, and read/write system calls.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
-pub struct ProcIo {
-    pub read_bytes: u64,
-    pub write_bytes: u64,
-    pub syscr: u64,
-    pub syscw: u64,
-}
+pub use crate::record::ProcIo;
 
 fn proc_io(pid: u32) -> Option<ProcIo> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
@@ -37,29 +33,61 @@ fn proc_io(pid: u32) -> Option<ProcIo> {
     Some(io)
 }
 
+/// User and system CPU of a process in clock ticks (/proc/PID/stat fields 14, 15).
+fn proc_cpu(pid: u32) -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut f = stat.rsplit_once(')')?.1.split_whitespace();
+    // After the command name: state is field 3, so utime (14) is the 12th.
+    let utime = f.nth(11)?.parse().ok()?;
+    let stime = f.next()?.parse().ok()?;
+    Some((utime, stime))
+}
+
 fn ppid(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Field 4, after the parenthesised command name (which may hold spaces).
     stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The postmaster of a local server and all its children, with their I/O.
-fn server_io(postmaster: u32) -> BTreeMap<u32, ProcIo> {
-    let mut out = BTreeMap::new();
-    if let Some(io) = proc_io(postmaster) {
-        out.insert(postmaster, io);
-    }
+/// The postmaster of a local server and all its children, with their I/O
+/// and their CPU ticks.
+fn server_io(postmaster: u32) -> (BTreeMap<u32, ProcIo>, BTreeMap<u32, (u64, u64)>) {
+    let (mut out, mut cpu) = (BTreeMap::new(), BTreeMap::new());
+    let mut add = |pid: u32| {
+        if let Some(io) = proc_io(pid) {
+            out.insert(pid, io);
+        }
+        if let Some(c) = proc_cpu(pid) {
+            cpu.insert(pid, c);
+        }
+    };
+    add(postmaster);
     if let Ok(rd) = std::fs::read_dir("/proc") {
         for e in rd.flatten() {
             let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
             if ppid(pid) == Some(postmaster) {
-                if let Some(io) = proc_io(pid) {
-                    out.insert(pid, io);
-                }
+                add(pid);
             }
         }
     }
-    out
+    (out, cpu)
+}
+
+/// CPU seconds (user, system) of the processes alive at the end, from the
+/// start (a process born in the window counts from zero).
+pub fn cpu_delta(start: &Snapshot, end: &Snapshot) -> Option<(f64, f64)> {
+    if end.cpu.is_empty() {
+        return None;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let (mut u, mut s) = (0u64, 0u64);
+    for (pid, e) in &end.cpu {
+        let b = start.cpu.get(pid).copied().unwrap_or_default();
+        u += e.0.saturating_sub(b.0);
+        s += e.1.saturating_sub(b.1);
+    }
+    Some((u as f64 / hz, s as f64 / hz))
 }
 
 /// Sums end − start over the processes alive at the end (a process born in
@@ -85,12 +113,23 @@ pub struct Snapshot {
     pub xact: Option<i64>,
     pub stats: BTreeMap<&'static str, f64>,
     pub procs: BTreeMap<u32, ProcIo>,
+    /// CPU ticks (user, system) per server process.
+    pub cpu: BTreeMap<u32, (u64, u64)>,
+    /// pg_stat_statements per queryid: its text and counters (calls,
+    /// exec ms, blocks hit, read, dirtied, written, WAL bytes, WAL records).
+    pub statements: BTreeMap<i64, (String, [f64; 8])>,
 }
 
 pub struct PgMonitor {
     c: Client,
     postmaster: Option<u32>,
     server_version: i32,
+    /// `PostgreSQL 15.8`.
+    pub version: String,
+    /// The settings a profile records.
+    pub settings: BTreeMap<String, String>,
+    /// pg_stat_statements is installed in this database.
+    pub statements: bool,
     /// Top-level transactions this monitor ran (each autocommit statement).
     pub own_xacts: i64,
 }
@@ -120,6 +159,30 @@ const PG_STAT_NAMES: [&str; 13] = [
     "checkpoints",
 ];
 
+/// The settings a profile's provenance records.
+const SETTING_NAMES: [&str; 13] = [
+    "server_version",
+    "shared_buffers",
+    "synchronous_commit",
+    "wal_level",
+    "max_wal_size",
+    "checkpoint_timeout",
+    "full_page_writes",
+    "wal_compression",
+    "fsync",
+    "work_mem",
+    "max_connections",
+    "effective_io_concurrency",
+    "shared_preload_libraries",
+];
+const SETTINGS: &str = "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)";
+
+/// Top-level statements of this database. wal_bytes is numeric; every
+/// counter comes as float8.
+const PGSS: &str = "SELECT queryid, query, calls::float8, total_exec_time::float8, shared_blks_hit::float8, shared_blks_read::float8, \
+  shared_blks_dirtied::float8, shared_blks_written::float8, wal_bytes::float8, wal_records::float8 \
+  FROM pg_stat_statements WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND queryid IS NOT NULL";
+
 impl PgMonitor {
     pub async fn open(target: &Target) -> Result<PgMonitor> {
         let c = target.connect().await?;
@@ -130,7 +193,28 @@ impl PgMonitor {
         let backend: i32 = row.get(0);
         // A local server's backend is a process here; its parent is the postmaster.
         let postmaster = ppid(backend as u32).filter(|p| proc_io(*p).is_some());
-        Ok(PgMonitor { c, postmaster, server_version: row.get(1), own_xacts: 1 })
+        let mut own = 1;
+        let mut settings = BTreeMap::new();
+        let mut version = String::new();
+        own += 1;
+        if let Ok(rows) = c.query(SETTINGS, &[&SETTING_NAMES.to_vec()]).await {
+            for r in rows {
+                if let (Ok(k), Ok(v)) = (r.try_get::<_, String>(0), r.try_get::<_, String>(1)) {
+                    if k == "server_version" {
+                        version = format!("PostgreSQL {}", v.split_whitespace().next().unwrap_or(&v));
+                    } else {
+                        settings.insert(k, v);
+                    }
+                }
+            }
+        }
+        own += 1;
+        let statements = c
+            .query_one("SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'", &[])
+            .await
+            .map(|r| r.get::<_, i64>(0) > 0)
+            .unwrap_or(false);
+        Ok(PgMonitor { c, postmaster, server_version: row.get(1), version, settings, statements, own_xacts: own })
     }
 
     pub fn server_version(&self) -> i32 {
@@ -185,9 +269,32 @@ impl PgMonitor {
             }
         }
         if let Some(pm) = self.postmaster {
-            s.procs = server_io(pm);
+            (s.procs, s.cpu) = server_io(pm);
+        }
+        if self.statements {
+            self.own_xacts += 1;
+            if let Ok(rows) = self.c.query(PGSS, &[]).await {
+                for r in rows {
+                    let (Ok(id), Ok(q)) = (r.try_get::<_, i64>(0), r.try_get::<_, String>(1)) else { continue };
+                    let mut v = [0.0; 8];
+                    for (i, x) in v.iter_mut().enumerate() {
+                        *x = r.try_get::<_, Option<f64>>(i + 2).ok().flatten().unwrap_or(0.0);
+                    }
+                    s.statements.insert(id, (q, v));
+                }
+            }
         }
         Ok(s)
+    }
+
+    /// Each table of the current schema with its indexes and TOAST.
+    pub async fn relation_bytes(&mut self) -> BTreeMap<String, u64> {
+        self.own_xacts += 1;
+        let q = "SELECT c.relname::text, pg_total_relation_size(c.oid) FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::text::regnamespace";
+        match self.c.query(q, &[]).await {
+            Ok(rows) => rows.iter().filter_map(|r| Some((r.try_get::<_, String>(0).ok()?, r.try_get::<_, i64>(1).ok()? as u64))).collect(),
+            Err(_) => BTreeMap::new(),
+        }
     }
 
     /// Waits until no other session is connected to this database (at most
@@ -207,20 +314,140 @@ impl PgMonitor {
     }
 }
 
+/// The monitor of a run: PostgreSQL's statistics views on a connection of
+/// its own, or SQLite's counting VFS and a connection for the TPC-C queries.
+pub enum Monitor {
+    Pg(PgMonitor),
+    Sqlite(rusqlite::Connection),
+}
+
+impl Monitor {
+    pub async fn open(db: &Db) -> Result<Monitor> {
+        Ok(match db {
+            Db::Postgres(t) => Monitor::Pg(PgMonitor::open(t).await?),
+            Db::Sqlite { path } => Monitor::Sqlite(sqlite_io::open(path)?),
+        })
+    }
+
+    pub async fn snapshot(&mut self, tpcc: bool) -> Result<Snapshot> {
+        match self {
+            Monitor::Pg(m) => m.snapshot(tpcc).await,
+            Monitor::Sqlite(c) => {
+                let mut s = Snapshot { at: Some(std::time::Instant::now()), ..Default::default() };
+                if tpcc {
+                    s.d_next_o_id = c.query_row("SELECT sum(d_next_o_id) FROM district", [], |r| r.get(0)).map_err(|e| DbError::sql("monitor snapshot", e))?;
+                }
+                s.stats = sqlite_io::snapshot();
+                Ok(s)
+            }
+        }
+    }
+
+    /// The engine's commit + rollback counter (PostgreSQL only).
+    pub async fn xact(&mut self) -> Result<Option<i64>> {
+        match self {
+            Monitor::Pg(m) => m.xact().await,
+            Monitor::Sqlite(_) => Ok(None),
+        }
+    }
+
+    /// The monitor's own transactions so far (taken out of the engine's count).
+    pub fn own_xacts(&self) -> i64 {
+        match self {
+            Monitor::Pg(m) => m.own_xacts,
+            Monitor::Sqlite(_) => 0,
+        }
+    }
+
+    /// The engine's counter once every worker has gone (exits flush their
+    /// statistics), with the monitor's own transactions at that moment.
+    pub async fn xact_after_disconnects(&mut self) -> Result<Option<(i64, i64)>> {
+        match self {
+            Monitor::Pg(m) => {
+                m.wait_for_disconnects(std::time::Duration::from_secs(10)).await;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                let own = m.own_xacts;
+                Ok(m.xact().await?.map(|x| (x, own)))
+            }
+            Monitor::Sqlite(_) => Ok(None),
+        }
+    }
+
+    /// PostgreSQL's side of the window: version, settings, the server's CPU,
+    /// pg_stat_statements' deltas by transaction type (`classify` gives a
+    /// statement's type index, `None` for BEGIN/COMMIT, or nothing for a
+    /// statement of no type) and the tables' sizes.
+    pub async fn server_stats(
+        &mut self,
+        start: &Snapshot,
+        end: &Snapshot,
+        classify: impl Fn(&str) -> Option<Option<usize>>,
+        kinds: &[String],
+    ) -> Option<ServerStats> {
+        let Monitor::Pg(m) = self else { return None };
+        let cpu = cpu_delta(start, end);
+        let mut st = ServerStats {
+            version: m.version.clone(),
+            settings: m.settings.clone(),
+            cpu_user_s: cpu.map(|c| c.0),
+            cpu_sys_s: cpu.map(|c| c.1),
+            statements_source: m.statements.then(|| "pg_stat_statements".to_string()),
+            ..Default::default()
+        };
+        for (id, (q, e)) in &end.statements {
+            let b = start.statements.get(id).map(|x| x.1).unwrap_or_default();
+            let mut d = [0.0; 8];
+            for i in 0..8 {
+                d[i] = (e[i] - b[i]).max(0.0);
+            }
+            if d[0] == 0.0 {
+                continue;
+            }
+            match classify(q) {
+                Some(Some(k)) => add(st.per_type.entry(kinds[k].clone()).or_default(), &d),
+                Some(None) => add(&mut st.other, &d),
+                None => {}
+            }
+        }
+        st.relation_bytes = m.relation_bytes().await;
+        Some(st)
+    }
+
+    /// A `count(*)` query (the consistency conditions).
+    pub async fn count(&mut self, sql: &str) -> Result<i64> {
+        match self {
+            Monitor::Pg(m) => m.count(sql).await,
+            Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e)),
+        }
+    }
+}
+
+/// Adds one statement's counters (in PGSS's column order) to `t`.
+fn add(t: &mut StatementTotals, v: &[f64; 8]) {
+    t.calls += v[0];
+    t.exec_ms += v[1];
+    t.blks_hit += v[2];
+    t.blks_read += v[3];
+    t.blks_dirtied += v[4];
+    t.blks_written += v[5];
+    t.wal_bytes += v[6];
+    t.wal_records += v[7];
+}
+
 /// The I/O profile of the measured window: totals and per transaction.
-pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, note: Vec<String>) -> serde_json::Value {
+pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, note: Vec<String>) -> IoProfile {
     let d = |k: &str| match (start.stats.get(k), end.stats.get(k)) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
     let per = |v: Option<f64>| v.map(|v| if txns > 0 { v / txns as f64 } else { 0.0 });
-    let mut totals = serde_json::Map::new();
+    let mut totals = BTreeMap::new();
     for k in end.stats.keys() {
         if *k == "xact" {
             continue;
         }
         if let Some(v) = d(k) {
-            totals.insert((*k).to_string(), v.into());
+            totals.insert((*k).to_string(), v);
         }
     }
     let procs = (!end.procs.is_empty()).then(|| delta(&start.procs, &end.procs));
@@ -236,21 +463,21 @@ pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, not
         (Some(a), b, None) => Some(a + b.unwrap_or(0.0)),
         (None, _, None) => d("fsyncs"),
     };
-    serde_json::json!({
-        "transactions": txns,
-        "per_txn": {
-            "read_bytes": per(reads),
-            "write_bytes": per(writes),
-            "read_syscalls": per(procs.map(|p| p.syscr as f64).or(d("read_calls"))),
-            "write_syscalls": per(procs.map(|p| p.syscw as f64).or(d("write_calls"))),
-            "fsyncs": per(fsyncs),
-            "wal_bytes": per(d("wal_bytes")),
+    IoProfile {
+        transactions: txns,
+        per_txn: PerTxnIo {
+            read_bytes: per(reads),
+            write_bytes: per(writes),
+            read_syscalls: per(procs.map(|p| p.syscr as f64).or(d("read_calls"))),
+            write_syscalls: per(procs.map(|p| p.syscw as f64).or(d("write_calls"))),
+            fsyncs: per(fsyncs),
+            wal_bytes: per(d("wal_bytes")),
         },
-        "buffer_cache_hit_ratio": hit_ratio,
-        "server_processes": procs,
-        "totals": totals,
-        "notes": note,
-    })
+        buffer_cache_hit_ratio: hit_ratio,
+        server_processes: procs,
+        totals,
+        notes: note,
+    }
 }
 
 fn engine_block_bytes(engine: &str) -> f64 {
@@ -258,5 +485,33 @@ fn engine_block_bytes(engine: &str) -> f64 {
         4096.0
     } else {
         8192.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_cpu_follows_the_process_cpu_time() {
+        let me = std::process::id();
+        let (u0, s0) = proc_cpu(me).unwrap();
+        let t0 = crate::process_cpu_s();
+        // Spin until getrusage has counted 0.3 s more CPU for this process.
+        let mut x = 0u64;
+        while {
+            let t = crate::process_cpu_s();
+            (t.0 + t.1) - (t0.0 + t0.1) < 0.3
+        } {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        }
+        std::hint::black_box(x);
+        let (u1, s1) = proc_cpu(me).unwrap();
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+        let d = ((u1 - u0) + (s1 - s0)) as f64 / hz;
+        // The same CPU time through /proc, up to a few ticks of granularity
+        // (and other test threads' time on top).
+        assert!(d >= 0.25, "{d} s");
     }
 }

@@ -5,7 +5,7 @@
 //! transaction. Every storlab SQLite connection opens through it.
 
 use crate::error::{DbError, Result};
-use crate::Outcome;
+use crate::session::Outcome;
 use rusqlite::ffi;
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -259,7 +259,19 @@ pub fn open(path: &Path) -> Result<rusqlite::Connection> {
     })?;
     c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 60000;")
         .map_err(|e| DbError::sql(format!("configuring {}", path.display()), e))?;
+    register_reverse(&c)?;
     Ok(c)
+}
+
+/// SQLite has no reverse(); the insert storm's index on an expression needs
+/// a deterministic one, so every connection gets it.
+fn register_reverse(c: &rusqlite::Connection) -> Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    c.create_scalar_function("reverse", 1, FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC, |ctx| {
+        let s: String = ctx.get(0)?;
+        Ok(s.chars().rev().collect::<String>())
+    })
+    .map_err(|e| DbError::sql("registering reverse()", e))
 }
 
 /// Folds the connection's page-cache hits and misses since the last call

@@ -202,6 +202,19 @@ fn sync(b: &mut Vec<u8>) {
     b.extend_from_slice(&[b'S', 0, 0, 0, 4]);
 }
 
+/// The first column of a DataRow as text (`None` for NULL).
+fn first_column(body: &[u8]) -> Option<String> {
+    let n = u16::from_be_bytes(body.get(0..2)?.try_into().ok()?);
+    if n == 0 {
+        return None;
+    }
+    let len = i32::from_be_bytes(body.get(2..6)?.try_into().ok()?);
+    if len < 0 {
+        return None;
+    }
+    Some(String::from_utf8_lossy(body.get(6..6 + len as usize)?).into_owned())
+}
+
 /// The fields of an ErrorResponse: SQLSTATE and message.
 fn parse_error(body: &[u8]) -> WireError {
     let (mut code, mut message, mut severity) = (String::new(), String::new(), String::new());
@@ -388,6 +401,11 @@ impl Conn {
     /// Reads the replies up to ReadyForQuery: the rows returned, or the
     /// first error the server sent.
     async fn finish(&mut self) -> Result<u64, WireError> {
+        self.finish_with(None).await
+    }
+
+    /// `finish`, keeping the first column of the first row in `first`.
+    async fn finish_with(&mut self, mut first: Option<&mut Option<String>>) -> Result<u64, WireError> {
         let (mut rows, mut err) = (0u64, None);
         loop {
             let (tag, s, e) = match self.next().await {
@@ -398,7 +416,14 @@ impl Conn {
             };
             match tag {
                 b'Z' => return err.map_or(Ok(rows), Err),
-                b'D' => rows += 1,
+                b'D' => {
+                    if rows == 0 {
+                        if let Some(f) = first.as_deref_mut() {
+                            *f = first_column(&self.rbuf[s..e]);
+                        }
+                    }
+                    rows += 1
+                }
                 b'E' => {
                     let e = parse_error(&self.rbuf[s..e]);
                     if e.is_closed() {
@@ -434,6 +459,13 @@ impl Conn {
     /// Runs a prepared statement with the parameters `fill` writes: one
     /// round trip. Returns the rows it returned.
     pub async fn execute(&mut self, st: &Stmt, fill: impl FnOnce(&mut Params)) -> Result<u64, WireError> {
+        self.queue(st, fill);
+        self.sync().await
+    }
+
+    /// Queues the Bind and Execute of a prepared statement without sending
+    /// them: several queued statements go in one write with `sync`.
+    pub fn queue(&mut self, st: &Stmt, fill: impl FnOnce(&mut Params)) {
         let at = begin(&mut self.wbuf, b'B');
         self.wbuf.push(0); // the unnamed portal
         cstr(&mut self.wbuf, &st.name);
@@ -447,9 +479,26 @@ impl Conn {
         self.wbuf.extend_from_slice(&0u16.to_be_bytes()); // results in text
         end(&mut self.wbuf, at);
         self.wbuf.extend_from_slice(&[b'E', 0, 0, 0, 9, 0, 0, 0, 0, 0]); // Execute "", all rows
+    }
+
+    /// Sends the queued statements with a Sync and reads every reply: the
+    /// rows returned, or the first error.
+    pub async fn sync(&mut self) -> Result<u64, WireError> {
         sync(&mut self.wbuf);
         self.flush().await?;
         self.finish().await
+    }
+
+    /// Runs one query through the simple protocol and returns the first
+    /// column of its first row as text (`None`: no row, or NULL).
+    pub async fn query_text(&mut self, sql: &str) -> Result<Option<String>, WireError> {
+        let at = begin(&mut self.wbuf, b'Q');
+        cstr(&mut self.wbuf, sql);
+        end(&mut self.wbuf, at);
+        self.flush().await?;
+        let mut first = None;
+        self.finish_with(Some(&mut first)).await?;
+        Ok(first)
     }
 
     /// Runs SQL through the simple query protocol (several statements allowed).

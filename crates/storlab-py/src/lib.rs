@@ -430,8 +430,7 @@ fn db_prepare_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, see
     let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
         with_db_progress(w, |p| storlab_db::prepare(&db, &wl, seed, loaders, p))
     })?;
-    let load = r.map_err(|e| e.to_py(py))?;
-    let load: storlab_record::db::Load = serde_json::from_value(load).map_err(|e| raise(py, "EngineError", format!("bench db: the load summary: {e}")))?;
+    let load: storlab_record::db::Load = r.map_err(|e| e.to_py(py))?;
     if stopped {
         return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
     }
@@ -470,8 +469,7 @@ fn db_run_json(
     let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
         with_db_progress(w, |p| storlab_db::run(&db, &wl, &opts, p))
     })?;
-    let run = r.map_err(|e| e.to_py(py))?;
-    let mut run: storlab_record::DbRun = serde_json::from_value(run).map_err(|e| raise(py, "EngineError", format!("bench db: the run: {e}")))?;
+    let mut run: storlab_record::DbRun = r.map_err(|e| e.to_py(py))?;
     run.interrupted |= stopped;
     Ok(json(&run))
 }
@@ -529,6 +527,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
     m.add_function(wrap_pyfunction!(alarms_json, m)?)?;
     m.add_function(wrap_pyfunction!(limits_at_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(emulate_unmount, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
@@ -566,4 +566,76 @@ fn limits_at_json(py: Python<'_>, catalog: &Catalog, scenario_name: &str, scenar
     };
     let cat = &catalog.inner;
     Ok(json(&py.allow_threads(|| limits_at(cat, scenario_name, scenario_text, load)).map_err(|e| e.to_py(py))?))
+}
+
+impl PyErrOf for storlab_fuse::EmulateError {
+    fn class(&self) -> &'static str {
+        use storlab_fuse::EmulateError as E;
+        match self {
+            E::Model(m) => m.class(),
+            E::NoConfig { .. } | E::NoPool { .. } => "ScenarioError",
+            E::NoLatency { .. } => "CatalogError",
+            _ => "EngineError",
+        }
+    }
+}
+
+/// Mounts the emulated pools of `config` (`targets`: (role or None,
+/// backing, mount)) and serves them until a signal reaches Python (Ctrl-C,
+/// or SIGTERM/SIGHUP turned into KeyboardInterrupt), then unmounts and
+/// returns the summary with its series. `status(json)` is called once a
+/// second, first when every pool is mounted.
+#[pyfunction]
+#[pyo3(signature = (catalog, scenario_name, scenario_text, config, targets, options_json, status=None))]
+fn emulate_json(
+    py: Python<'_>,
+    catalog: &Catalog,
+    scenario_name: String,
+    scenario_text: String,
+    config: String,
+    targets: Vec<(Option<String>, String, String)>,
+    options_json: &str,
+    status: Option<PyObject>,
+) -> PyResult<String> {
+    let opts: storlab_fuse::Options = serde_json::from_str(options_json).map_err(|e| raise(py, "EngineError", format!("emulator options: {e}")))?;
+    let targets: Vec<storlab_fuse::Target> = targets.into_iter().map(|(role, b, m)| storlab_fuse::Target { role, backing: b.into(), mount: m.into() }).collect();
+    let cat = catalog.inner.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (stx, srx) = std::sync::mpsc::channel::<String>();
+    {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let r = storlab_fuse::emulate(&cat, &scenario_name, &scenario_text, &config, &targets, &opts, &stop, &mut |s| {
+                let _ = stx.send(json(s));
+            });
+            let _ = tx.send(r);
+        });
+    }
+    let rx = std::sync::Mutex::new(rx);
+    loop {
+        match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(Duration::from_millis(100))) {
+            Ok(r) => return Ok(json(&r.map_err(|e| e.to_py(py))?)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if py.check_signals().is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                while let Ok(s) = srx.try_recv() {
+                    if let Some(cb) = &status {
+                        if cb.call1(py, (s,)).is_err() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Err(raise(py, "EngineError", "the emulator thread ended without a result".into())),
+        }
+    }
+}
+
+/// Clears an emulated volume mounted at `dir`, stale or live; False when
+/// nothing was mounted there.
+#[pyfunction]
+fn emulate_unmount(py: Python<'_>, dir: &str) -> PyResult<bool> {
+    storlab_fuse::unmount(std::path::Path::new(dir)).map_err(|e| e.to_py(py))
 }

@@ -200,6 +200,52 @@ pub struct DbRun {
     pub rows_per_min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consistency: Option<BTreeMap<String, Consistency>>,
+    /// PostgreSQL: the server's side of the window (what a workload profile needs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStats>,
+}
+
+/// The server's side of a PostgreSQL window: its version and settings, the
+/// CPU of its processes, and pg_stat_statements' counters per transaction
+/// type (where the extension is installed).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerStats {
+    /// `PostgreSQL 15.8`.
+    pub version: String,
+    /// The settings that shape a profile, as `current_setting` shows them.
+    pub settings: BTreeMap<String, String>,
+    /// User CPU seconds of the postmaster and its children over the window
+    /// (/proc/PID/stat; null when the server is not on this machine).
+    pub cpu_user_s: Option<f64>,
+    /// System CPU seconds, likewise.
+    pub cpu_sys_s: Option<f64>,
+    /// `pg_stat_statements`, or null when it is not installed.
+    pub statements_source: Option<String>,
+    /// Top-level statements that belong to one transaction type, by type.
+    pub per_type: BTreeMap<String, StatementTotals>,
+    /// BEGIN, COMMIT and ROLLBACK: shared by every type.
+    pub other: StatementTotals,
+    /// Each table of the schema with its indexes and TOAST
+    /// (pg_total_relation_size) at the end of the window.
+    pub relation_bytes: BTreeMap<String, u64>,
+}
+
+/// pg_stat_statements' counters summed over statements, over a window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StatementTotals {
+    pub calls: f64,
+    /// total_exec_time, ms.
+    pub exec_ms: f64,
+    /// shared_blks_hit.
+    pub blks_hit: f64,
+    /// shared_blks_read.
+    pub blks_read: f64,
+    /// shared_blks_dirtied.
+    pub blks_dirtied: f64,
+    /// shared_blks_written.
+    pub blks_written: f64,
+    pub wal_bytes: f64,
+    pub wal_records: f64,
 }
 
 /// The load before a sweep.

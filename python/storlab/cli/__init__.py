@@ -3,7 +3,8 @@ library API. Errors a user can fix print one line and exit 1; a traceback
 only with --debug.
 
 Environment: STORLAB_CATALOG — extra catalog files or folders (separated by
-the OS path separator); NO_COLOR — plain output."""
+the OS path separator); STORLAB_CHROMIUM — the browser `report --png`
+drives (default: chromium on PATH); NO_COLOR — plain output."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from storlab.errors import StorlabError
 
 app = typer.Typer(
     name="storlab",
-    help="storlab: a storage lab for database engineers. Explain, simulate and measure storage deployments.\n\nEnvironment: STORLAB_CATALOG (extra catalog files or folders, separated by the OS path separator), NO_COLOR.",
+    help="storlab: a storage lab for database engineers. Explain, simulate and measure storage deployments.\n\nEnvironment: STORLAB_CATALOG (extra catalog files or folders, separated by the OS path separator), STORLAB_CHROMIUM (the browser `report --png` drives; default: chromium on PATH), NO_COLOR.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -45,6 +46,7 @@ from storlab.cli import catalog as _catalog  # noqa: E402  (registers commands)
 from storlab.cli import limits as _limits  # noqa: E402,F401
 from storlab.cli import simulate as _simulate  # noqa: E402,F401
 from storlab.cli import calibrate as _calibrate  # noqa: E402,F401
+from storlab.cli import emulate as _emulate  # noqa: E402,F401
 
 app.add_typer(_catalog.app, name="catalog")
 
@@ -52,20 +54,39 @@ from storlab.cli import bench as _bench  # noqa: E402
 
 app.add_typer(_bench.app, name="bench")
 
+from storlab.cli import compare as _compare  # noqa: E402,F401
+from storlab.cli import report as _report  # noqa: E402,F401
+
+
+#: Signals that ended the run (SIGTERM, SIGHUP), for the exit code.
+TERMINATED: list[int] = []
+
+
+def _exit_code(code: int) -> int:
+    """An interrupted run exits 130 for Ctrl-C, 128 + N for signal N."""
+    return 128 + TERMINATED[0] if code == 130 and TERMINATED else code
+
 
 def main() -> None:
-    """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130."""
+    """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130,
+    SIGTERM 143, SIGHUP 129."""
     import signal
 
     def _terminate(signum, frame):
-        # SIGTERM (kill, a CI timeout) ends a run like Ctrl-C: what was
-        # measured is kept, test files and managed clusters are cleaned up.
+        # SIGTERM (kill, a CI timeout) and SIGHUP (the terminal closed) end a
+        # run like Ctrl-C: what was measured is kept, test files, mounts and
+        # managed clusters are cleaned up.
+        TERMINATED.append(signum)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     debug = "--debug" in sys.argv
     try:
         app()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        sys.exit(_exit_code(code))
     except StorlabError as e:
         if debug:
             raise
@@ -73,7 +94,7 @@ def main() -> None:
         sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(_exit_code(130))
     except Exception as e:
         if debug:
             raise

@@ -3,6 +3,7 @@ definitions as the simulator — CrystalDiskMark presets or fio job files."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Optional
@@ -42,25 +43,37 @@ def disk_cmd(
     interval: Optional[float] = typer.Option(None, "--interval", help="Seconds idle between tests (presets default 5)."),
     engine: str = typer.Option("io_uring", "--engine", help="io_uring, psync or null (a job file's ioengine wins)."),
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
     calibrate_out: Optional[Path] = typer.Option(None, "--calibrate-out", help="Write this disk as a measured local/ device (caps and QD1 latency) to a catalog overlay FILE."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
 
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
-    err = Console(stderr=True)
-    if sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress
+    from storlab.cli.report import check_output
 
-        with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
-            task = bar.add_task("bench", total=None)
-            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
-                                 progress=lambda done, total: bar.update(task, completed=done, total=total))
-    else:
-        rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+    check_output(report)
+    err = Console(stderr=True)
+    with contextlib.ExitStack() as stack:
+        if emulate:
+            from storlab import emulated
+
+            path = stack.enter_context(emulated.mounted(emulate, path, [None]))[0]
+        if sys.stderr.isatty():
+            from rich.progress import BarColumn, Progress
+
+            with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
+                task = bar.add_task("bench", total=None)
+                rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
+                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
+        else:
+            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+    if emulate:
+        rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
     if calibrate_out is not None and not rec["interrupted"]:
@@ -70,6 +83,10 @@ def disk_cmd(
         text, summary = machine_overlay(rec, "this run")
         write_atomically(calibrate_out, text)
         err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-disk"), report)
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
     elif json_out or output_format == "json":
@@ -164,23 +181,42 @@ def db_cmd(
     scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
+    emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.api import bench_db
+    from storlab.cli.report import check_output
 
+    check_output(report)
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     try:
-        rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
-                       repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
-                       commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                       progress=line)
+        with contextlib.ExitStack() as stack:
+            if emulate:
+                from storlab import emulated
+                from storlab.errors import StorlabError
+
+                if dir is None:
+                    raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
+                dir = stack.enter_context(emulated.mounted(emulate, dir, [None]))[0]
+            rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
+                           repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
+                           commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
+                           progress=line, profile_out=profile_out)
+        if emulate:
+            rec = emulated.stamp(rec, emulate)
     finally:
         if line:
             line.done()
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(rec, Path("bench-db"), report)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:
@@ -195,6 +231,8 @@ def db_cmd(
             if s["metric"] == "RowsInserted":
                 rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
+        if rec.get("profile"):
+            typer.echo(f"profile written to {rec['profile']['path']}")
         for tip in rec.get("tipping_point", []):
             typer.echo(f"tipping point: {tip['vus']} VUs — {tip['note']}")
         for r in rec["runs"]:

@@ -46,10 +46,14 @@ def simulate_cmd(
     start: str = typer.Option(DEFAULT_START, "--start", help="Wall-clock start of the simulated clock in --cloudwatch output."),
     period: Optional[float] = typer.Option(None, "--period", help="Series period in seconds (default: the scenario's period_s, else 60)."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
     if json_out and csv_out:
         raise StorlabError("--json and --csv both print to stdout — choose one")
+    from storlab.cli.report import check_output
+
+    check_output(report)
     try:
         from datetime import datetime
 
@@ -69,6 +73,10 @@ def simulate_cmd(
 
     if cloudwatch is not None:
         write_atomically(cloudwatch, to_cloudwatch(record, start))
+    if report is not None:
+        from storlab.cli.report import write_report_of
+
+        write_report_of(record, scenario, report)
     if json_out:
         typer.echo(to_json(record), nl=False)
     elif csv_out:

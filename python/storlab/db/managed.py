@@ -305,6 +305,32 @@ class ManagedPostgres:
             raise DatabaseError(f"cannot create database {DBNAME}: {_tail(r.stderr or r.stdout)} — "
                                 "fix the cause above")
 
+    def sql(self, text: str, dbname: str = DBNAME) -> str:
+        """Runs SQL through psql on the running cluster; the unaligned output."""
+        r = self._run([self._psql(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", self._conninfo(dbname)],
+                      as_server=False, timeout=600, input=text)
+        if r.returncode != 0:
+            raise DatabaseError(f"SQL on the managed cluster failed: {_tail(r.stderr or r.stdout)}")
+        return r.stdout
+
+    def restart(self, settings: dict[str, str]) -> None:
+        """Stops the server and starts it again on the same data with these
+        settings merged into its own (e.g. another shared_buffers)."""
+        for k in settings:
+            if k in _OWNED:
+                raise DatabaseError(f"setting {k} is managed by storlab — leave it out")
+        self.settings.update({str(k): str(v) for k, v in settings.items()})
+        self._stop_server()
+        self.server_pid = None
+        self._write_settings()
+        offset = self.log_file.stat().st_size if self.log_file.exists() else 0
+        r = self._run([self._bin("pg_ctl"), "start", "-D", str(self.data_dir), "-l", str(self.log_file),
+                       "-w", "-t", "120"], as_server=True, timeout=150)
+        if r.returncode != 0:
+            raise DatabaseError(f"PostgreSQL did not restart on {self.data_dir}: {self._log_tail(offset, r)} — "
+                                "fix what the server log says (a bad setting, no memory, a full disk)")
+        self.server_pid = self._pidfile_pid()
+
     def _prepare_dirs(self) -> bool:
         """Creates DIR (remembering what it made), DIR/storlab-pg and the
         socket folder; True if DIR holds a kept cluster to reuse."""

@@ -68,7 +68,8 @@ def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
 class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
-    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int):
+    def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
+                 settings: dict[str, str] | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -92,7 +93,7 @@ class _Database:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
             from storlab.db.managed import ManagedPostgres
 
-            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections)
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
@@ -173,6 +174,7 @@ def bench_db(
     seed: int = 1,
     threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    profile_out: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -198,7 +200,17 @@ def bench_db(
     dbdir = str(dir) if dir is not None else None
     if db == "sqlite" and dbdir is None:
         raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
-    database = _Database(db, dbdir, keep, max(steps_vus) + 10)
+    recording = None
+    if profile_out is not None:
+        from storlab.db import profile as dbprofile
+
+        recording = dbprofile.check_out_path(profile_out)
+        if db != "managed-postgres":
+            raise StorlabError("--profile-out needs --db managed-postgres — the recorder restarts the server at several "
+                               "shared_buffers sizes and reads pg_stat_statements")
+        steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10,
+                         settings=dict(dbprofile.SETTINGS) if recording is not None else None)
 
     def report(**kw: Any) -> None:
         if progress is not None:
@@ -206,6 +218,7 @@ def bench_db(
 
     runs: list[dict[str, Any]] = []
     interrupted = False
+    profile_info: dict[str, Any] | None = None
     load = '{"loaded": false, "load_s": 0.0}'
     job = wspec["kind"] if wspec["kind"] != "custom" else wspec["file"]
     if wspec["kind"] == "tpcc":
@@ -228,14 +241,19 @@ def bench_db(
                 phase="load", done=done, total=total))
         except KeyboardInterrupt:
             raise StorlabError("interrupted while loading — nothing was measured") from None
+
+        def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
+            return json.loads(_native.db_run_json(
+                target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads, check=chk,
+                progress=lambda ph, done, total, v=v, k=k: report(
+                    phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
+                    repeats=repeat, rampup_s=ramp, duration_s=dur)))
+
+        if recording is not None:
+            dbprofile.before_sweep(database.managed)
         for v in steps_vus:
             for k in range(repeat):
-                run = json.loads(_native.db_run_json(
-                    target, wl, vus=v, rampup_s=ramp_s, duration_s=dur_s, seed=seed + 7919 * k + v, threads=threads,
-                    check=check and v == steps_vus[-1] and k == repeat - 1,
-                    progress=lambda ph, done, total, v=v, k=k: report(
-                        phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
-                        repeats=repeat, rampup_s=ramp_s, duration_s=dur_s)))
+                run = run_one(v, k, ramp_s, dur_s, check and v == steps_vus[-1] and k == repeat - 1)
                 run["repeat"] = k + 1
                 runs.append(run)
                 if run.get("interrupted"):
@@ -245,12 +263,20 @@ def bench_db(
                 break
             if auto and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
                 break
+        if recording is not None and runs and not interrupted:
+            profile_info = dbprofile.record(
+                recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
+                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
+                disk=host_info(dbdir) if dbdir else {})
     from storlab.api import _finish
 
     rec = record()
-    return _finish(rec, host_info(dbdir) if dbdir else host_info(), {
+    out = _finish(rec, host_info(dbdir) if dbdir else host_info(), {
         "db": database.display if database.display != "postgres" else (runs[0]["target"] if runs else "postgres"),
         "dir": str(Path(dbdir).resolve()) if dbdir else None,
         "workload": {k: v for k, v in wspec.items() if k != "text"},
         "vus": steps_vus, "rampup_s": ramp_s, "duration_s": dur_s, "repeat": repeat, "keep": keep,
     })
+    if profile_info:
+        out["profile"] = profile_info
+    return out

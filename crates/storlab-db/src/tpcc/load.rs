@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::error::Result;
+use crate::session::push_random_string;
 
 /// Where generated rows go, column by column.
 pub trait RowSink {
@@ -61,8 +62,6 @@ impl Table {
     }
 }
 
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
 /// Random strings of clause 4.3.2.2 (a-string and n-string), into a reused buffer.
 pub struct Gen {
     pub rng: Rng,
@@ -76,11 +75,8 @@ impl Gen {
         Gen { rng: Rng::new(seed), buf: String::with_capacity(512), now }
     }
     fn astr(&mut self, lo: u32, hi: u32) -> &str {
-        let n = uniform(&mut self.rng, lo, hi);
         self.buf.clear();
-        for _ in 0..n {
-            self.buf.push(ALNUM[self.rng.below(ALNUM.len() as u64) as usize] as char);
-        }
+        push_random_string(&mut self.rng, u64::from(lo), u64::from(hi), &mut self.buf);
         &self.buf
     }
     fn nstr(&mut self, n: u32) -> &str {
@@ -281,19 +277,9 @@ pub fn generate(table: Table, w: u32, g: &mut Gen, s: &mut dyn RowSink) -> Resul
 
 /// Now as `YYYY-MM-DD HH:MM:SS` (UTC), without a date crate.
 pub fn now_text() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Civil from days (H. Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem / 60 % 60, rem % 60)
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+    // `YYYY-MM-DDTHH:MM:SSZ` → `YYYY-MM-DD HH:MM:SS`.
+    storlab_record::db::utc_text(secs).replace('T', " ").trim_end_matches('Z').to_string()
 }
 
 #[cfg(test)]

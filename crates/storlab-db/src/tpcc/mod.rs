@@ -7,9 +7,35 @@
 
 pub mod load;
 pub mod pg;
+pub mod session;
 pub mod sqlite;
 
+use crate::error::{DbError, Result};
+use crate::session::Db;
+use crate::Progress;
 use storlab_stats::Rng;
+
+#[derive(Debug, Clone)]
+pub struct TpccOptions {
+    pub warehouses: u32,
+    /// HammerDB's "use all warehouses": a warehouse of the VU's slice per transaction.
+    pub all_warehouses: bool,
+    /// Keying and thinking times of clause 5.2.5.7 (off by default, as in HammerDB).
+    pub key_and_think: bool,
+}
+
+/// Builds (or reuses) the schema of `warehouses` warehouses. Each engine
+/// has its own bulk path: PostgreSQL's COPY through `loaders` connections,
+/// SQLite's one writer.
+pub async fn prepare(db: &Db, warehouses: u32, loaders: u32, seed: u64, progress: &Progress) -> Result<bool> {
+    match db {
+        Db::Postgres(t) => pg::prepare(t, warehouses, loaders, seed, progress).await,
+        Db::Sqlite { path } => {
+            let (p, pr) = (path.clone(), progress.clone());
+            tokio::task::spawn_blocking(move || sqlite::prepare(&p, warehouses, seed, &pr)).await.map_err(|e| DbError::sql("loader", e))?
+        }
+    }
+}
 
 pub const ITEMS: u32 = 100_000;
 pub const DISTRICTS: u32 = 10;

@@ -4,14 +4,12 @@
 //! statements — one round trip per transaction, as HammerDB does.
 
 use super::load::{generate, Gen, RowSink, Table};
-use super::Input;
 use crate::error::{DbError, Result};
 use crate::pg::{batch, pg_message, Target};
-use crate::{Outcome, Progress};
+use crate::Progress;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::SinkExt;
 use std::sync::atomic::Ordering;
-use crate::wire::{Conn, Stmt};
 use tokio_postgres::Client;
 
 pub const SCHEMA: &str = include_str!("../../sql/pg_tpcc_schema.sql");
@@ -187,87 +185,3 @@ pub async fn prepare(target: &Target, warehouses: u32, loaders: u32, seed: u64, 
     Ok(true)
 }
 
-/// One virtual user's connection with the five prepared calls.
-pub struct Session {
-    c: Conn,
-    st: [Stmt; 5],
-}
-
-impl Session {
-    pub async fn open(target: &Target) -> Result<Session> {
-        let mut c = Conn::connect(target).await?;
-        let sql = [
-            "SELECT neword($1, $2, $3, $4, $5, $6)",
-            "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)",
-            "SELECT ostat($1, $2, $3, $4, $5)",
-            "SELECT delivery($1, $2)",
-            "SELECT slev($1, $2, $3)",
-        ];
-        let mut st = Vec::with_capacity(5);
-        for s in sql {
-            st.push(c.prepare(s).await.map_err(|e| DbError::sql("preparing the TPC-C calls (are the functions installed?)", e.message()))?);
-        }
-        let st: [Stmt; 5] = st.try_into().map_err(|_| DbError::Input("five statements".into()))?;
-        Ok(Session { c, st })
-    }
-
-    pub async fn run(&mut self, input: &Input) -> Outcome {
-        let r = match input {
-            Input::NewOrder { w_id, d_id, c_id, i_ids, supply_w_ids, quantities } => {
-                self.c
-                    .execute(&self.st[0], |p| {
-                        p.int((*w_id).into()).int((*d_id).into()).int((*c_id).into()).int_array(i_ids).int_array(supply_w_ids).int_array(quantities);
-                    })
-                    .await
-            }
-            Input::Payment { w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents } => {
-                self.c
-                    .execute(&self.st[1], |p| {
-                        p.int((*w_id).into())
-                            .int((*d_id).into())
-                            .int((*c_w_id).into())
-                            .int((*c_d_id).into())
-                            .int((*c_id).into())
-                            .text(c_last)
-                            .bool(*by_name)
-                            .int(*amount_cents);
-                    })
-                    .await
-            }
-            Input::OrderStatus { w_id, d_id, c_id, c_last, by_name } => {
-                self.c
-                    .execute(&self.st[2], |p| {
-                        p.int((*w_id).into()).int((*d_id).into()).int((*c_id).into()).text(c_last).bool(*by_name);
-                    })
-                    .await
-            }
-            Input::Delivery { w_id, carrier_id } => {
-                self.c
-                    .execute(&self.st[3], |p| {
-                        p.int((*w_id).into()).int((*carrier_id).into());
-                    })
-                    .await
-            }
-            Input::StockLevel { w_id, d_id, threshold } => {
-                self.c
-                    .execute(&self.st[4], |p| {
-                        p.int((*w_id).into()).int((*d_id).into()).int((*threshold).into());
-                    })
-                    .await
-            }
-        };
-        match r {
-            Ok(_) => Outcome::Commit,
-            Err(e) => {
-                let m = e.message();
-                if m.starts_with("storlab-tpcc: unused item") {
-                    Outcome::Rollback
-                } else if e.is_closed() {
-                    Outcome::Lost(m)
-                } else {
-                    Outcome::Error(m)
-                }
-            }
-        }
-    }
-}

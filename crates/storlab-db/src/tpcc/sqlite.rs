@@ -4,9 +4,11 @@
 //! a lock upgrade; readers never wait in WAL mode.
 
 use super::load::{generate, Gen, RowSink, Table};
-use super::{Input, DISTRICTS};
+use super::load::now_text;
+use super::DISTRICTS;
 use crate::error::{DbError, Result};
-use crate::{Outcome, Progress};
+use crate::session::Value as Param;
+use crate::Progress;
 use rusqlite::types::Value;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -94,7 +96,7 @@ pub fn prepare(path: &Path, warehouses: u32, seed: u64, progress: &Progress) -> 
         None => {}
     }
     c.execute_batch(SCHEMA).map_err(|e| DbError::sql("creating the TPC-C tables", e))?;
-    let now = super::load::now_text();
+    let now = now_text();
     progress.total.store(1 + u64::from(warehouses) * Table::PER_WAREHOUSE.len() as u64, Ordering::Relaxed);
     let r = (|| {
         load_table(&c, Table::Item, 0, seed, &now)?;
@@ -249,17 +251,28 @@ fn stock_level(c: &Connection, w: i32, d: i32, threshold: i32) -> rusqlite::Resu
     Ok(())
 }
 
-/// Runs one transaction on a connection; a failure rolls back.
-pub fn run(c: &Connection, input: &Input) -> Outcome {
-    let now = super::load::now_text();
-    let write = !matches!(input, Input::OrderStatus { .. } | Input::StockLevel { .. });
-    crate::sqlite_io::txn(c, Some(if write { "BEGIN IMMEDIATE" } else { "BEGIN" }), true, |c| match input {
-        Input::NewOrder { w_id, d_id, c_id, i_ids, supply_w_ids, quantities } => new_order(c, *w_id, *d_id, *c_id, i_ids, supply_w_ids, quantities, &now),
-        Input::Payment { w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents } => {
-            payment(c, *w_id, *d_id, *c_w_id, *c_d_id, *c_id, c_last, *by_name, *amount_cents, &now).map(|_| true)
-        }
-        Input::OrderStatus { w_id, d_id, c_id, c_last, by_name } => order_status(c, *w_id, *d_id, *c_id, c_last, *by_name).map(|_| true),
-        Input::Delivery { w_id, carrier_id } => delivery(c, *w_id, *carrier_id, &now).map(|_| true),
-        Input::StockLevel { w_id, d_id, threshold } => stock_level(c, *w_id, *d_id, *threshold).map(|_| true),
-    })
+/// The five transactions as the SQLite bodies of `backend::Sql::Routine`,
+/// their parameters in the order of the PostgreSQL functions' arguments
+/// (`tpcc::Input::into_values`).
+pub fn new_order_routine(c: &Connection, v: &[Param]) -> rusqlite::Result<bool> {
+    let i = |k: usize| v[k].int() as i32;
+    new_order(c, i(0), i(1), i(2), v[3].ints(), v[4].ints(), v[5].ints(), &now_text())
+}
+
+pub fn payment_routine(c: &Connection, v: &[Param]) -> rusqlite::Result<bool> {
+    let i = |k: usize| v[k].int() as i32;
+    payment(c, i(0), i(1), i(2), i(3), i(4), v[5].text(), v[6].bool(), v[7].int(), &now_text()).map(|_| true)
+}
+
+pub fn order_status_routine(c: &Connection, v: &[Param]) -> rusqlite::Result<bool> {
+    let i = |k: usize| v[k].int() as i32;
+    order_status(c, i(0), i(1), i(2), v[3].text(), v[4].bool()).map(|_| true)
+}
+
+pub fn delivery_routine(c: &Connection, v: &[Param]) -> rusqlite::Result<bool> {
+    delivery(c, v[0].int() as i32, v[1].int() as i32, &now_text()).map(|_| true)
+}
+
+pub fn stock_level_routine(c: &Connection, v: &[Param]) -> rusqlite::Result<bool> {
+    stock_level(c, v[0].int() as i32, v[1].int() as i32, v[2].int() as i32).map(|_| true)
 }

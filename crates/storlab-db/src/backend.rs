@@ -1,0 +1,332 @@
+//! One `Backend` per virtual user: prepare a statement, execute statements
+//! as (part of) a transaction, run schema SQL. PostgreSQL's is the wire
+//! client (`wire`) on the user's own socket; SQLite's is a rusqlite
+//! connection whose calls run on tokio's blocking pool. Each workload (TPC-C,
+//! the insert storm, workload files) is written once against this trait.
+//!
+//! A statement is SQL in both dialects, or a *routine*: a transaction's
+//! logic as a server-side function on PostgreSQL (one prepared
+//! `SELECT fn(…)`, one round trip, as HammerDB does) and as Rust on the
+//! client for SQLite, which has no stored procedures.
+
+use crate::error::{DbError, Result};
+use crate::session::{BoxFuture, Db, Outcome, Value};
+use crate::{sqlite_io, wire};
+use std::sync::Arc;
+
+/// The SQL dialect a backend speaks, for schema text that differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Postgres,
+    Sqlite,
+}
+
+/// A routine's SQLite body: runs inside the transaction the backend opened;
+/// `Ok(false)` asks for a rollback (an intended one).
+pub type SqliteRoutine = fn(&rusqlite::Connection, &[Value]) -> rusqlite::Result<bool>;
+
+#[derive(Clone)]
+pub enum Sql {
+    /// One statement, `$n` placeholders for PostgreSQL and `?n` for SQLite.
+    Text { postgres: String, sqlite: String },
+    /// A transaction's logic: PostgreSQL calls `postgres` (a `SELECT fn($1…)`)
+    /// and reads an error whose message starts with `rollback` as an intended
+    /// rollback; SQLite runs `sqlite`.
+    Routine { postgres: &'static str, sqlite: SqliteRoutine, rollback: &'static str },
+}
+
+impl Sql {
+    /// The same text in both dialects (no placeholders, or `$n`/`?n` alike).
+    pub fn both(sql: &str) -> Sql {
+        Sql::Text { postgres: sql.into(), sqlite: sql.into() }
+    }
+}
+
+/// A statement prepared on one backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stmt(usize);
+
+/// How a transaction opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Begin {
+    /// Continue the transaction already open (a workload file's
+    /// `commit_every`).
+    Continue,
+    /// A reader: SQLite's deferred `BEGIN`.
+    Read,
+    /// A writer: SQLite's `BEGIN IMMEDIATE`, which takes the write lock up
+    /// front so two writers never deadlock on a lock upgrade.
+    Write,
+}
+
+/// Statements to run in order, as one transaction or part of one.
+pub struct Txn {
+    pub begin: Begin,
+    /// Commit after the last statement (else leave the transaction open).
+    pub commit: bool,
+    pub steps: Vec<(Stmt, Vec<Value>)>,
+    /// PostgreSQL: send the statements in batches without waiting for each
+    /// reply (loading); a measured transaction waits for every reply, as an
+    /// application does.
+    pub pipelined: bool,
+}
+
+impl Txn {
+    pub fn one(begin: Begin, stmt: Stmt, params: Vec<Value>) -> Txn {
+        Txn { begin, commit: true, steps: vec![(stmt, params)], pipelined: false }
+    }
+}
+
+/// A database connection as a workload sees it.
+pub trait Backend: Send {
+    fn dialect(&self) -> Dialect;
+    /// Prepares a statement once for this connection.
+    fn prepare<'a>(&'a mut self, sql: &'a Sql) -> BoxFuture<'a, std::result::Result<Stmt, String>>;
+    /// Runs statements; an error rolls back whatever transaction is open.
+    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome>;
+    /// Runs schema SQL (several statements allowed), outside any transaction.
+    fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>>;
+    /// The first column of the first row of a query, as text.
+    fn query_text<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<Option<String>, String>>;
+}
+
+/// Connects to `db`: a wire connection or a SQLite connection.
+pub async fn connect(db: &Db) -> Result<Box<dyn Backend>> {
+    match db {
+        Db::Postgres(t) => Ok(Box::new(PgBackend::connect(t).await?)),
+        Db::Sqlite { path } => {
+            let p = path.clone();
+            let c = tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??;
+            Ok(Box::new(SqliteBackend { conn: Some(c), stmts: Arc::new(vec![]) }))
+        }
+    }
+}
+
+/// Statements sent in one write when a transaction is pipelined: their
+/// replies (tens of bytes each) stay far below a socket buffer, so neither
+/// side ever blocks writing while the other waits to write.
+const PIPELINE: usize = 500;
+
+struct PgStmt {
+    st: wire::Stmt,
+    rollback: Option<&'static str>,
+}
+
+pub struct PgBackend {
+    c: wire::Conn,
+    stmts: Vec<PgStmt>,
+    begin: wire::Stmt,
+    commit: wire::Stmt,
+    /// A transaction is open on the server.
+    open: bool,
+}
+
+impl PgBackend {
+    pub async fn connect(t: &crate::pg::Target) -> Result<PgBackend> {
+        let mut c = wire::Conn::connect(t).await?;
+        // BEGIN and COMMIT prepared too, as pgbench's -M prepared does.
+        let begin = c.prepare("BEGIN").await.map_err(|e| DbError::sql("preparing BEGIN", e.message()))?;
+        let commit = c.prepare("COMMIT").await.map_err(|e| DbError::sql("preparing COMMIT", e.message()))?;
+        Ok(PgBackend { c, stmts: vec![], begin, commit, open: false })
+    }
+
+    async fn run(&mut self, tx: &Txn) -> std::result::Result<(), wire::WireError> {
+        // A whole transaction of one statement runs as an autocommit
+        // statement: one round trip (TPC-C's `SELECT fn(…)`).
+        let single = tx.begin != Begin::Continue && tx.commit && tx.steps.len() == 1;
+        if !single && tx.begin != Begin::Continue && !self.open {
+            self.open = true;
+            self.c.execute(&self.begin, |_| {}).await?;
+        }
+        if tx.pipelined {
+            for chunk in tx.steps.chunks(PIPELINE) {
+                for (st, params) in chunk {
+                    self.c.queue(&self.stmts[st.0].st, |p| fill(p, params));
+                }
+                self.c.sync().await?;
+            }
+        } else {
+            for (st, params) in &tx.steps {
+                self.c.execute(&self.stmts[st.0].st, |p| fill(p, params)).await?;
+            }
+        }
+        if tx.commit && self.open {
+            self.open = false;
+            self.c.execute(&self.commit, |_| {}).await?;
+        }
+        Ok(())
+    }
+}
+
+fn fill(p: &mut wire::Params, params: &[Value]) {
+    for v in params {
+        match v {
+            Value::Int(i) => p.int(*i),
+            Value::Real(r) => p.text(&r.to_string()),
+            Value::Text(s) => p.text(s),
+            Value::Bool(b) => p.bool(*b),
+            Value::IntArray(a) => p.int_array(a),
+            Value::Null => p.null(),
+        };
+    }
+}
+
+impl Backend for PgBackend {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn prepare<'a>(&'a mut self, sql: &'a Sql) -> BoxFuture<'a, std::result::Result<Stmt, String>> {
+        Box::pin(async move {
+            let (text, rollback) = match sql {
+                Sql::Text { postgres, .. } => (postgres.as_str(), None),
+                Sql::Routine { postgres, rollback, .. } => (*postgres, Some(*rollback)),
+            };
+            let st = self.c.prepare(text).await.map_err(|e| e.message())?;
+            self.stmts.push(PgStmt { st, rollback });
+            Ok(Stmt(self.stmts.len() - 1))
+        })
+    }
+
+    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
+        Box::pin(async move {
+            match self.run(&tx).await {
+                Ok(()) => Outcome::Commit,
+                Err(e) if e.is_closed() => Outcome::Lost(e.message()),
+                Err(e) => {
+                    if std::mem::take(&mut self.open) {
+                        if let Err(r) = self.c.simple("ROLLBACK").await {
+                            if r.is_closed() {
+                                return Outcome::Lost(r.message());
+                            }
+                        }
+                    }
+                    let m = e.message();
+                    let intended = tx.steps.iter().any(|(st, _)| self.stmts[st.0].rollback.is_some_and(|r| m.starts_with(r)));
+                    if intended {
+                        Outcome::Rollback
+                    } else {
+                        Outcome::Error(m)
+                    }
+                }
+            }
+        })
+    }
+
+    fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>> {
+        Box::pin(async move { self.c.simple(sql).await.map(|_| ()).map_err(|e| e.message()) })
+    }
+
+    fn query_text<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<Option<String>, String>> {
+        Box::pin(async move { self.c.query_text(sql).await.map_err(|e| e.message()) })
+    }
+}
+
+#[derive(Clone)]
+enum SqliteStmt {
+    Text(String),
+    Routine(SqliteRoutine),
+}
+
+pub struct SqliteBackend {
+    /// Taken while a call runs on the blocking pool.
+    conn: Option<rusqlite::Connection>,
+    stmts: Arc<Vec<SqliteStmt>>,
+}
+
+fn bind(v: &Value) -> rusqlite::types::Value {
+    use rusqlite::types::Value as V;
+    match v {
+        Value::Int(i) => V::Integer(*i),
+        Value::Real(r) => V::Real(*r),
+        Value::Text(s) => V::Text(s.clone()),
+        Value::Bool(b) => V::Integer(i64::from(*b)),
+        Value::IntArray(a) => V::Text(format!("{a:?}")),
+        Value::Null => V::Null,
+    }
+}
+
+impl Backend for SqliteBackend {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn prepare<'a>(&'a mut self, sql: &'a Sql) -> BoxFuture<'a, std::result::Result<Stmt, String>> {
+        Box::pin(async move {
+            let st = match sql {
+                Sql::Text { sqlite, .. } => {
+                    // Compiled once here so a bad statement fails at login;
+                    // the connection's statement cache keeps it.
+                    let c = self.conn.as_ref().ok_or("the connection was lost in an earlier call")?;
+                    c.prepare_cached(sqlite).map_err(|e| e.to_string())?;
+                    SqliteStmt::Text(sqlite.clone())
+                }
+                Sql::Routine { sqlite, .. } => SqliteStmt::Routine(*sqlite),
+            };
+            let v = Arc::make_mut(&mut self.stmts);
+            v.push(st);
+            Ok(Stmt(v.len() - 1))
+        })
+    }
+
+    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
+        Box::pin(async move {
+            let stmts = self.stmts.clone();
+            let begin = match tx.begin {
+                Begin::Continue => None,
+                Begin::Read => Some("BEGIN"),
+                Begin::Write => Some("BEGIN IMMEDIATE"),
+            };
+            sqlite_io::on_pool(&mut self.conn, move |c| {
+                sqlite_io::txn(c, begin, tx.commit, |c| {
+                    for (st, params) in &tx.steps {
+                        match &stmts[st.0] {
+                            SqliteStmt::Text(sql) => {
+                                let mut s = c.prepare_cached(sql)?;
+                                let mut rows = s.query(rusqlite::params_from_iter(params.iter().map(bind)))?;
+                                while rows.next()?.is_some() {}
+                            }
+                            SqliteStmt::Routine(f) => {
+                                if !f(c, params)? {
+                                    return Ok(false);
+                                }
+                            }
+                        }
+                    }
+                    Ok(true)
+                })
+            })
+            .await
+            .unwrap_or_else(|e| Outcome::Lost(e.to_string()))
+        })
+    }
+
+    fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>> {
+        Box::pin(async move {
+            let sql = sql.to_string();
+            sqlite_io::on_pool(&mut self.conn, move |c| c.execute_batch(&sql).map_err(|e| e.to_string())).await.map_err(|e| e.to_string())?
+        })
+    }
+
+    fn query_text<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<Option<String>, String>> {
+        Box::pin(async move {
+            let sql = sql.to_string();
+            sqlite_io::on_pool(&mut self.conn, move |c| {
+                use rusqlite::OptionalExtension;
+                c.query_row(&sql, [], |r| {
+                    Ok(match r.get_ref(0)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        rusqlite::types::ValueRef::Integer(i) => Some(i.to_string()),
+                        rusqlite::types::ValueRef::Real(f) => Some(f.to_string()),
+                        rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                    })
+                })
+                .optional()
+                .map(Option::flatten)
+                .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| e.to_string())?
+        })
+    }
+}

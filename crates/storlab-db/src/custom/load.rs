@@ -1,0 +1,79 @@
+//! Building a workload file's schema and loading it: created and loaded
+//! when none of its tables exist, reused when all do, refused when only some
+//! do. The load commits every 10,000 rows; on PostgreSQL the rows of a
+//! batch are pipelined.
+
+use super::{draw_all, Workload};
+use crate::backend::{self, Backend, Begin, Dialect, Sql, Txn};
+use crate::error::{DbError, Result};
+use crate::session::{Db, Outcome};
+use crate::Progress;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+use storlab_stats::Rng;
+
+fn decide(present: usize, w: &Workload, target: &str) -> Result<bool> {
+    match present {
+        0 => Ok(true),
+        n if n == w.tables.len() => Ok(false),
+        n => Err(DbError::Schema(format!(
+            "{target} holds {n} of the {} tables of {} ({}) — drop them or use another database",
+            w.tables.len(),
+            w.file,
+            w.tables.join(", ")
+        ))),
+    }
+}
+
+async fn tables_present(b: &mut dyn Backend, tables: &[String]) -> Result<usize> {
+    let list = tables.iter().map(|t| format!("'{}'", t.replace('\'', "''"))).collect::<Vec<_>>().join(",");
+    let q = match b.dialect() {
+        Dialect::Postgres => format!("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename IN ({list})"),
+        Dialect::Sqlite => format!("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({list})"),
+    };
+    let n = b.query_text(&q).await.map_err(|e| DbError::sql("looking for the workload's tables", e))?;
+    Ok(n.and_then(|n| n.parse().ok()).unwrap_or(0))
+}
+
+/// Creates and loads the schema unless every table of the workload exists.
+pub async fn prepare(db: &Db, w: &Workload, seed: u64, progress: &Progress) -> Result<bool> {
+    let mut rng = Rng::new(seed ^ 0x10AD);
+    let mut b = backend::connect(db).await?;
+    if !decide(tables_present(b.as_mut(), &w.tables).await?, w, &db.display())? {
+        return Ok(false);
+    }
+    for (i, s) in w.schema.iter().enumerate() {
+        b.batch(s).await.map_err(|e| DbError::sql(format!("{}: schema[{i}]", w.file), e))?;
+    }
+    progress.total.store(w.load.len() as u64, Ordering::Relaxed);
+    for (i, l) in w.load.iter().enumerate() {
+        let what = format!("{}: load[{i}]", w.file);
+        let st = b.prepare(&Sql::Text { postgres: l.stmt.pg_sql.clone(), sqlite: l.stmt.sqlite_sql.clone() }).await.map_err(|e| DbError::sql(&what, e))?;
+        let rows = l.rows.at(w.scale);
+        let mut done = 0;
+        while done < rows {
+            if progress.stop.load(Ordering::Relaxed) {
+                return Err(DbError::Input("interrupted while loading".into()));
+            }
+            let n = (rows - done).min(10_000);
+            let steps = (0..n)
+                .map(|_| {
+                    let mut vals = BTreeMap::new();
+                    draw_all(&l.stmt.params, &l.params, &mut rng, w.scale, &mut vals);
+                    (st, l.stmt.params.iter().map(|p| vals[p].clone()).collect())
+                })
+                .collect();
+            match b.transaction(Txn { begin: Begin::Write, commit: true, steps, pipelined: true }).await {
+                Outcome::Commit => {}
+                Outcome::Rollback => return Err(DbError::sql(&what, "rolled back")),
+                Outcome::Error(e) | Outcome::Lost(e) => return Err(DbError::sql(&what, e)),
+            }
+            done += n;
+        }
+        progress.done.fetch_add(1, Ordering::Relaxed);
+    }
+    for (i, s) in w.after_load.iter().enumerate() {
+        b.batch(s).await.map_err(|e| DbError::sql(format!("{}: after_load[{i}]", w.file), e))?;
+    }
+    Ok(true)
+}

@@ -1,0 +1,99 @@
+//! A TPC-C virtual user, written once for both databases: the terminal
+//! draws the transaction and its inputs, and the backend runs it as a
+//! routine — PostgreSQL's server-side function through one prepared
+//! `SELECT fn(…)`, SQLite's client-side SQL in a transaction.
+
+use super::{sqlite, Input, Kind, Terminal, TpccOptions};
+use crate::backend::{self, Backend, Begin, Sql, Stmt, Txn};
+use crate::error::{DbError, Result};
+use crate::session::{BoxFuture, Db, Outcome, Plan, Session, Value};
+use std::time::Duration;
+
+/// What the PostgreSQL functions raise for New-Order's unused item
+/// (sql/pg_tpcc_functions.sql): an intended rollback.
+pub const UNUSED_ITEM: &str = "storlab-tpcc: unused item";
+
+/// The five transactions in `Kind::ALL` order.
+pub fn routines() -> [Sql; 5] {
+    [
+        Sql::Routine { postgres: "SELECT neword($1, $2, $3, $4, $5, $6)", sqlite: sqlite::new_order_routine, rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)", sqlite: sqlite::payment_routine, rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT ostat($1, $2, $3, $4, $5)", sqlite: sqlite::order_status_routine, rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT delivery($1, $2)", sqlite: sqlite::delivery_routine, rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT slev($1, $2, $3)", sqlite: sqlite::stock_level_routine, rollback: UNUSED_ITEM },
+    ]
+}
+
+impl Input {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Input::NewOrder { .. } => Kind::NewOrder,
+            Input::Payment { .. } => Kind::Payment,
+            Input::OrderStatus { .. } => Kind::OrderStatus,
+            Input::Delivery { .. } => Kind::Delivery,
+            Input::StockLevel { .. } => Kind::StockLevel,
+        }
+    }
+
+    /// The routine's parameters, in the order of the functions' arguments.
+    pub fn into_values(self) -> Vec<Value> {
+        let i = |v: i32| Value::Int(v.into());
+        match self {
+            Input::NewOrder { w_id, d_id, c_id, i_ids, supply_w_ids, quantities } => {
+                vec![i(w_id), i(d_id), i(c_id), Value::IntArray(i_ids), Value::IntArray(supply_w_ids), Value::IntArray(quantities)]
+            }
+            Input::Payment { w_id, d_id, c_w_id, c_d_id, c_id, c_last, by_name, amount_cents } => {
+                vec![i(w_id), i(d_id), i(c_w_id), i(c_d_id), i(c_id), Value::Text(c_last), Value::Bool(by_name), Value::Int(amount_cents)]
+            }
+            Input::OrderStatus { w_id, d_id, c_id, c_last, by_name } => vec![i(w_id), i(d_id), i(c_id), Value::Text(c_last), Value::Bool(by_name)],
+            Input::Delivery { w_id, carrier_id } => vec![i(w_id), i(carrier_id)],
+            Input::StockLevel { w_id, d_id, threshold } => vec![i(w_id), i(d_id), i(threshold)],
+        }
+    }
+}
+
+struct TpccSession {
+    b: Box<dyn Backend>,
+    st: [Stmt; 5],
+    t: Terminal,
+    input: Option<Input>,
+    key_and_think: bool,
+}
+
+fn pauses(t: &mut Terminal, k: Kind, on: bool) -> (Duration, Duration) {
+    if !on {
+        return (Duration::ZERO, Duration::ZERO);
+    }
+    let (key, mean) = k.key_think_s();
+    // Think time: −ln(r)·mean, capped at 10× the mean (clause 5.2.5.4).
+    let think = (-(1.0 - t.rng.f64()).ln() * mean).min(10.0 * mean);
+    (Duration::from_secs_f64(key), Duration::from_secs_f64(think))
+}
+
+pub async fn session(db: &Db, o: &TpccOptions, vu: u32, vus: u32, seed: u64) -> Result<Box<dyn Session>> {
+    let mut b = backend::connect(db).await?;
+    let mut st = Vec::with_capacity(5);
+    for sql in &routines() {
+        st.push(b.prepare(sql).await.map_err(|e| DbError::sql("preparing the TPC-C calls (are the functions installed?)", e))?);
+    }
+    let st: [Stmt; 5] = st.try_into().map_err(|_| DbError::Input("five statements".into()))?;
+    Ok(Box::new(TpccSession { b, st, t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses), input: None, key_and_think: o.key_and_think }))
+}
+
+impl Session for TpccSession {
+    fn plan(&mut self) -> Option<Plan> {
+        let k = Kind::draw(&mut self.t.rng);
+        self.input = Some(self.t.input(k));
+        let (key, think) = pauses(&mut self.t, k, self.key_and_think);
+        Some(Plan { kind: k.index(), key, think })
+    }
+    fn exec(&mut self) -> BoxFuture<'_, (Outcome, u64)> {
+        Box::pin(async move {
+            let input = self.input.take().expect("planned");
+            let k = input.kind();
+            let begin = if matches!(k, Kind::OrderStatus | Kind::StockLevel) { Begin::Read } else { Begin::Write };
+            let out = self.b.transaction(Txn::one(begin, self.st[k.index()], input.into_values())).await;
+            (out, 1)
+        })
+    }
+}

@@ -1,0 +1,80 @@
+"""`storlab compare BASE NEW`: the same jobs or VU counts of two records
+side by side, the ratio new / base, and a mark where the difference is
+larger than the records' own run-to-run spread (storlab.report.compare)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from storlab.cli import app
+from storlab.errors import StorlabError
+from storlab.export import to_json
+
+# How each figure prints: scale and format.
+_FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"), "lat_mean_us": (1e-3, ",.3f", " ms"), "lat_p99_us": (1e-3, ",.3f", " ms"),
+        "seq1m_read_bytes_s": (1e-6, ",.1f", " MB/s"), "seq1m_write_bytes_s": (1e-6, ",.1f", " MB/s")}
+
+
+def _fmt(key: str, v: float | None) -> str:
+    if v is None:
+        return "—"
+    scale, f, unit = _FMT.get(key, (1, ",.0f", ""))
+    return format(v * scale, f) + unit
+
+
+def compare_table(cmp: dict) -> Table:
+    t = Table(title=f"base {cmp['base']['path']} ({cmp['base']['engine']})  vs  new {cmp['new']['path']} ({cmp['new']['engine']})")
+    db = any(r["vus"] is not None for r in cmp["rows"])
+    cols = ["config", "job"] + (["VUs"] if db else []) + ["figure", "base", "new", "new/base", "noise (2σ)", ""]
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("config", "job", "figure", "") else "right", no_wrap=c in ("job", "figure"))
+    last = None
+    for r in cmp["rows"]:
+        key = (r["config"], r["job"], r["vus"])
+        head = [r["config"], str(r["job"] or "")] + ([str(r["vus"]) if r["vus"] is not None else ""] if db else [])
+        if key == last:
+            head = [""] * len(head)
+        last = key
+        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        noise = "?" if r["noise"] is None else _fmt(r["key"], r["noise"])
+        mark = Text("")
+        if r["beyond_spread"]:
+            mark = Text("◆ better" if r["better"] else "◆ worse", style="green" if r["better"] else "red")
+        t.add_row(*head, r["figure"], _fmt(r["key"], r["a"]), _fmt(r["key"], r["b"]), ratio, noise, mark)
+    return t
+
+
+@app.command("compare")
+def compare_cmd(
+    base: Path = typer.Argument(..., help="The base record (JSON from simulate, bench disk, bench db or limits)."),
+    new: Path = typer.Argument(..., help="The new record to hold against it."),
+    json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+) -> None:
+    """Base vs new: the same jobs or VU counts of two records, the ratio, and ◆ where the difference exceeds the run-to-run spread."""
+    from storlab.report.compare import compare
+    from storlab.report.records import load
+
+    a, b = load(base), load(new)
+    if (a.kind == "limits") != (b.kind == "limits"):
+        raise StorlabError(f"{new}: a {'limits' if b.kind == 'limits' else 'run'} record beside a "
+                           f"{'limits' if a.kind == 'limits' else 'run'} record — compare two run records or two limits records")
+    cmp = compare(a, b)
+    if not cmp["rows"]:
+        raise StorlabError(f"{base} and {new} share no config and job (or VU count) — compare records of the same jobs")
+    if json_out:
+        typer.echo(to_json(cmp), nl=False)
+        return
+    Console().print(compare_table(cmp))
+    notes = ["new/base: new divided by base; noise: twice the standard deviation of the repeats, the larger side's; "
+             "◆: the difference exceeds the noise"]
+    if any(r["noise"] is None for r in cmp["rows"]):
+        notes.append("?: neither record has repeats of this figure — rerun with bench disk --runs 3 or bench db --repeat 3 to judge it")
+    um = cmp.get("unmatched") or {}
+    if um.get("base") or um.get("new"):
+        notes.append(f"not compared: {um.get('base', 0)} result(s) of base and {um.get('new', 0)} of new have no counterpart")
+    Console().print(Text("\n".join(notes), style="dim"))

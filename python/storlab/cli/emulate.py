@@ -1,0 +1,115 @@
+"""`storlab emulate SCENARIO --config NAME --backing DIR --mount DIR`: a
+folder that behaves like the modelled cloud volume (caps, buckets, I/O
+accounting, latency, host cache), in the foreground until Ctrl-C, SIGTERM or
+SIGHUP, then unmounted. `storlab emulate --unmount DIR` clears a mount left
+by a killed emulator."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from storlab import api
+from storlab.cli import app
+from storlab.errors import StorlabError
+
+
+def _status_line(s: dict) -> str:
+    parts = []
+    for p in s["pools"]:
+        bb = p.get("burst_balance")
+        bb = f"  BurstBalance {bb:5.1f} %" if bb is not None else ""
+        parts.append(f"{p['pool']}: {p['iops']:8.0f} IOPS {p['bw_bytes_s'] / 1e6:7.1f} MB/s  queue {p['in_flight']:3d}{bb}")
+    bind = s.get("binding") or "nothing (no I/O waited)"
+    return f"{s['elapsed_s']:7.0f} s  " + "  |  ".join(parts) + f"  binds: {bind}"
+
+
+@app.command("emulate")
+def emulate_cmd(
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario file (TOML)."),
+    config: Optional[str] = typer.Option(None, "--config", help="The config (deployment) to emulate."),
+    pool: Optional[list[str]] = typer.Option(None, "--pool", help="Pool role to emulate (default: the data pool, else the first). Repeat with --backing/--mount to emulate several pools of one deployment; they share the host's limits."),
+    backing: Optional[list[Path]] = typer.Option(None, "--backing", help="Folder that holds the volume's files (created, and marked as storlab's)."),
+    mount: Optional[list[Path]] = typer.Option(None, "--mount", help="Empty folder to mount the emulated volume on."),
+    initial_credits: Optional[float] = typer.Option(None, "--initial-credits", help="Start every bucket this percent full (default 100)."),
+    ram: Optional[float] = typer.Option(None, "--ram", help="Model the instance's OS page cache of this many GiB inside the emulator (LRU): reads it holds cost nothing."),
+    metrics: Optional[Path] = typer.Option(None, "--metrics", help="Write the CloudWatch-style series (JSON) to FILE every period."),
+    metrics_port: Optional[int] = typer.Option(None, "--metrics-port", help="Serve the last period's metrics in Prometheus text format on 127.0.0.1:PORT."),
+    period: float = typer.Option(60.0, "--period", help="Series period in seconds."),
+    floor_us: float = typer.Option(0.0, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine (bench/emulate_precision.py measures it)."),
+    no_caps: bool = typer.Option(False, "--no-caps", help="Pass-through only: no caps, no latency (to measure the emulator's overhead)."),
+    nonempty: bool = typer.Option(False, "--nonempty", help="Mount even over a folder that has files (they are hidden while mounted)."),
+    adopt_backing: bool = typer.Option(False, "--adopt-backing", help="Use a backing folder with files that storlab did not create."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the latency draws."),
+    threads: int = typer.Option(4, "--threads", help="FUSE request threads per mount."),
+    ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write FILE once every pool is mounted (for scripts)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the summary with its series as JSON when stopped."),
+    unmount: Optional[Path] = typer.Option(None, "--unmount", help="Clear an emulated volume mounted at DIR (also a stale one after a crash) and exit."),
+    catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+) -> None:
+    """Emulate a modelled cloud volume on a folder, in real time, for a real database, fio or your application."""
+    if unmount is not None:
+        was = api.emulate_unmount(unmount)
+        print(f"{unmount}: {'unmounted' if was else 'nothing mounted there'}", file=sys.stderr)
+        return
+    if scenario is None or config is None:
+        raise StorlabError("emulate needs a SCENARIO and --config NAME (or --unmount DIR) — e.g. storlab emulate examples/aws-t3-gp2-one-vs-five.toml --config one-100gib --backing /srv/vol --mount /mnt/vol")
+    backing = backing or []
+    mount = mount or []
+    if not backing or not mount:
+        raise StorlabError("--backing DIR and --mount DIR are required — the folder that holds the data and the empty folder to mount on")
+    if len(backing) != len(mount) or (pool and len(pool) != len(mount)):
+        raise StorlabError(f"--pool, --backing and --mount pair up in order: got {len(pool or [])} --pool, {len(backing)} --backing, {len(mount)} --mount")
+    if initial_credits is not None and not 0 <= initial_credits <= 100:
+        raise StorlabError(f"--initial-credits {initial_credits}: a percentage from 0 to 100 — e.g. 50")
+    if not period > 0:
+        raise StorlabError(f"--period {period}: must be positive — e.g. 60")
+    if ram is not None and not ram > 0:
+        raise StorlabError(f"--ram {ram}: GiB of page cache, positive — e.g. 8")
+    if metrics_port is not None and not 0 <= metrics_port <= 65535:
+        raise StorlabError(f"--metrics-port {metrics_port}: a TCP port from 0 to 65535 — e.g. 9101")
+    roles = list(pool) if pool else [None] * len(mount)
+    targets = [(r, str(b.resolve()), str(m.resolve())) for r, b, m in zip(roles, backing, mount)]
+    options = {
+        "initial_credits_pct": initial_credits,
+        "ram_bytes": int(ram * (1 << 30)) if ram else None,
+        "metrics_file": str(metrics.resolve()) if metrics else None,
+        "metrics_port": metrics_port,
+        "period_s": period,
+        "seed": seed,
+        "floor_us": floor_us,
+        "unpaced": no_caps,
+        "nonempty": nonempty,
+        "adopt_backing": adopt_backing,
+        "threads": threads,
+    }
+
+    def _stop(signum, frame):
+        raise KeyboardInterrupt
+
+    # Ctrl-C, SIGTERM and SIGHUP all end the run the same way: unmount, then exit.
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGHUP, _stop)
+    tty = sys.stderr.isatty()
+
+    def status(s: dict) -> None:
+        if s.get("mounted"):
+            where = ", ".join(f"{p['pool']} on {p['mount']}" for p in s["pools"])
+            extra = f"; metrics on http://127.0.0.1:{s['metrics_port']}/metrics" if s.get("metrics_port") else ""
+            print(f"emulating {config} of {scenario}: {where}{extra} — Ctrl-C to stop", file=sys.stderr, flush=True)
+            if ready_file:
+                ready_file.write_text(json.dumps(s) + "\n")
+        elif tty:
+            print("\r" + _status_line(s)[:200].ljust(120), end="", file=sys.stderr, flush=True)
+
+    summary = api.emulate(scenario, config, targets, options, catalog=catalog, status=status)
+    if tty:
+        print(file=sys.stderr)
+    print(f"unmounted after {summary['elapsed_s']:.0f} s", file=sys.stderr)
+    if json_out:
+        print(json.dumps(summary, indent=2))

@@ -1,0 +1,68 @@
+"""`storlab report RECORD… -o FILE.html`: run records of any engine drawn
+as one self-contained HTML page; `--png DIR` also writes each chart as a
+PNG (drawn by a headless Chromium)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from storlab.cli import app
+from storlab.errors import StorlabError
+
+
+def check_output(out: Optional[Path], flag: str = "--report") -> None:
+    """Refuses an output path that cannot be written before a long run
+    starts, not after it."""
+    if out is None:
+        return
+    out = Path(out)
+    if out.is_dir():
+        raise StorlabError(f"{flag} {out}: is a folder — give a file name such as report.html")
+    if not out.parent.exists():
+        raise StorlabError(f"{flag} {out}: no such folder {out.parent} — create it first")
+
+
+def write_report(records: list, out: Path, png: Optional[Path] = None, title: Optional[str] = None) -> None:
+    """Builds the page from loaded records and writes it (and the PNGs)."""
+    from storlab.report import build_html
+
+    out = Path(out)
+    check_output(out, "-o")
+    data = build_html(records, title)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    if png is not None:
+        from storlab.report.browser import write_pngs
+
+        write_pngs(out, png)
+
+
+def write_report_of(record: dict, source: Path, out: Path) -> None:
+    """`--report FILE` of simulate and bench: the run's own report, named
+    after its scenario (or the command)."""
+    from storlab.report.records import from_data
+
+    write_report([from_data(record, str(source))], out)
+
+
+@app.command("report")
+def report_cmd(
+    records: list[Path] = typer.Argument(..., help="Run records (JSON from simulate, bench disk, bench db or limits with --json)."),
+    output: Path = typer.Option(..., "-o", "--output", help="The HTML file to write (self-contained: opens without a network)."),
+    png: Optional[Path] = typer.Option(None, "--png", help="Also write each chart as DIR/<chart>.png (needs Chromium)."),
+    title: Optional[str] = typer.Option(None, "--title", help="The page's title (default: the records' titles)."),
+) -> None:
+    """Charts and tables from run records: summary per config, I/O jobs, time series with alarms, database sweeps, provenance."""
+    from storlab.report.records import load
+
+    check_output(output, "-o")
+    recs = [load(p) for p in records]
+    write_report(recs, output, png, title)
+    typer.echo(f"wrote {output}" + (f" and the charts as PNG in {png}" if png else ""), err=True)

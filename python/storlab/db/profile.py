@@ -1,0 +1,420 @@
+"""Database workload profiles (`storlab bench db ... --profile-out FILE`):
+what one transaction of each type asks of the server — CPU, logical page
+accesses, pages dirtied, WAL, commits — with the miss-ratio curve of its page
+accesses, its data size per scale unit and its concurrency penalty (a USL
+fit), measured on a managed PostgreSQL where storage was not the limit.
+The format is docs/profile.md; the simulator reads it.
+
+The driver measures (per run: pg_stat_statements deltas per transaction
+type, the server processes' CPU from /proc, relation sizes); this module
+plans the extra runs (a sweep, several shared_buffers sizes), turns the runs
+into a profile and writes it as TOML."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shlex
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from storlab.errors import StorlabError
+
+SCHEMA_VERSION = 1
+PAGE_BYTES = 8192
+# Cache sizes of the miss-ratio curve, as fractions of the data size.
+CACHE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+# The smallest shared_buffers the curve uses: every backend must find
+# unpinned buffers (PostgreSQL's floor is 16 buffers, 128 kB).
+MIN_SHARED_BUFFERS = 1 << 20
+# Settings of the recording cluster: pg_stat_statements for the per-type
+# split (top-level statements only: each TPC-C transaction is one), and
+# synchronous_commit off so commit flushes do not limit the sweep.
+SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
+            "pg_stat_statements.max": "1000", "synchronous_commit": "off"}
+# TPC-C tables whose size does not grow with the warehouses (clause 4.3.3.1: ITEM).
+FIXED_TABLES = {"tpcc": ("item",), "insert": ()}
+# TPC-C: New-Order's share of the mix counts toward NOPM.
+TPCC_NEW_ORDER = "new_order"
+
+
+def check_out_path(path: str | os.PathLike) -> Path:
+    """A clean error before anything runs when the profile cannot be written there."""
+    p = Path(path)
+    if p.is_dir():
+        raise StorlabError(f"--profile-out {p} is a folder — give a file name such as {p / 'profile.toml'}")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise StorlabError(f"--profile-out {p}: the folder {parent} does not exist — create it first")
+    if not os.access(parent, os.W_OK):
+        raise StorlabError(f"--profile-out {p}: the folder {parent} is not writable — pick another place")
+    if p.suffix != ".toml":
+        raise StorlabError(f"--profile-out {p} — a profile is TOML: name it {p.with_suffix('.toml').name}")
+    return p
+
+
+def scrub(text: str) -> str:
+    """A command line or DSN without its password."""
+    text = re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1@", text)
+    return re.sub(r"password\s*=\s*\S+", "password=***", text, flags=re.I)
+
+
+def usl_fit(vus: list[int], throughput: list[float]) -> tuple[float, float]:
+    """α and β of the Universal Scalability Law, C(N) = N / (1 + α(N−1) + βN(N−1)),
+    by least squares on its linear form N/C(N) − 1 = α(N−1) + βN(N−1), with
+    C(N) = X(N)/X(1) (Gunther, "Guerrilla Capacity Planning", ch. 5). α and β
+    are kept non-negative: a negative one is set to zero and the other refitted."""
+    pts = [(n, x) for n, x in zip(vus, throughput) if x > 0]
+    base = next((x for n, x in pts if n == 1), None)
+    if base is None or len(pts) < 2:
+        return 0.0, 0.0
+    rows = [(n - 1.0, n * (n - 1.0), n / (x / base) - 1.0) for n, x in pts if n > 1]
+
+    def one(col: int) -> float:
+        num = sum(r[col] * r[2] for r in rows)
+        den = sum(r[col] ** 2 for r in rows)
+        return max(0.0, num / den) if den > 0 else 0.0
+
+    saa = sum(a * a for a, _, _ in rows)
+    sbb = sum(b * b for _, b, _ in rows)
+    sab = sum(a * b for a, b, _ in rows)
+    say = sum(a * y for a, _, y in rows)
+    sby = sum(b * y for _, b, y in rows)
+    det = saa * sbb - sab * sab
+    if len(rows) >= 2 and det > 1e-12 * max(saa * sbb, 1.0):
+        alpha = (say * sbb - sby * sab) / det
+        beta = (sby * saa - say * sab) / det
+        if alpha >= 0 and beta >= 0:
+            return alpha, beta
+    # A boundary: the better of α alone and β alone.
+    a, b = one(0), one(1)
+    err_a = sum((y - a * x) ** 2 for x, _, y in rows)
+    err_b = sum((y - b * x) ** 2 for _, x, y in rows)
+    return (a, 0.0) if err_a <= err_b else (0.0, b)
+
+
+def non_increasing(vals: list[float]) -> list[float]:
+    """The running minimum: a miss ratio cannot rise with a larger cache, so
+    a point above an earlier (smaller-cache) one is noise."""
+    out, low = [], 1.0
+    for v in vals:
+        low = min(low, max(0.0, v))
+        out.append(low)
+    return out
+
+
+def _stat_keys() -> tuple[str, ...]:
+    return ("calls", "exec_ms", "blks_hit", "blks_read", "blks_dirtied", "blks_written", "wal_bytes", "wal_records")
+
+
+# TPC-C's read-only transactions (clauses 2.6, 2.8): no xid, so no commit flush.
+TPCC_READ_ONLY = ("order_status", "stock_level")
+
+
+def read_only_types(wspec: dict[str, Any]) -> set[str]:
+    """Transaction types that write nothing, so PostgreSQL flushes nothing at
+    their commit: TPC-C's Order-Status and Stock-Level; in a workload file,
+    a transaction whose statements are all SELECTs. Their WAL (page pruning
+    on access) is real but asks for no flush."""
+    if wspec.get("kind") == "tpcc":
+        return set(TPCC_READ_ONLY)
+    if wspec.get("kind") != "custom":
+        return set()
+    import tomllib
+
+    try:
+        doc = tomllib.loads(wspec.get("text", ""))
+    except tomllib.TOMLDecodeError:
+        return set()
+    out = set()
+    for i, t in enumerate(doc.get("transaction", [])):
+        stmts = t.get("statements", [])
+        stmts = [stmts] if isinstance(stmts, str) else stmts
+        if stmts and all(str(x).lstrip().lower().startswith("select") for x in stmts):
+            out.add(t.get("name", f"transaction{i + 1}"))
+    return out
+
+
+def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Per transaction type, summed over `runs`: its share of the mix and its
+    demand per transaction. Statements that belong to no one type (BEGIN,
+    COMMIT) are dealt out by transaction count; the server's CPU by each
+    type's share of the statements' execution time."""
+    counts: dict[str, float] = {}
+    stats: dict[str, dict[str, float]] = {}
+    cpu_by_type: dict[str, float] = {}
+    rollbacks: dict[str, float] = {}
+    for run in runs:
+        server = run.get("server") or {}
+        per_type = server.get("per_type") or {}
+        other = server.get("other") or {}
+        n = {k: t["commits"] + t["rollbacks"] for k, t in run["txn"].items()}
+        total_n = sum(n.values())
+        cpu = (server.get("cpu_user_s") or 0.0) + (server.get("cpu_sys_s") or 0.0)
+        exec_total = sum(s.get("exec_ms", 0.0) for s in per_type.values()) + other.get("exec_ms", 0.0)
+        for k, c in n.items():
+            counts[k] = counts.get(k, 0.0) + c
+            rollbacks[k] = rollbacks.get(k, 0.0) + run["txn"][k]["rollbacks"]
+            s = stats.setdefault(k, dict.fromkeys(_stat_keys(), 0.0))
+            mine = per_type.get(k) or {}
+            share_n = c / total_n if total_n else 0.0
+            for key in _stat_keys():
+                s[key] += mine.get(key, 0.0) + other.get(key, 0.0) * share_n
+            own_exec = mine.get("exec_ms", 0.0) + other.get("exec_ms", 0.0) * share_n
+            cpu_by_type[k] = cpu_by_type.get(k, 0.0) + (cpu * own_exec / exec_total if exec_total > 0 else cpu * share_n)
+    total = sum(counts.values())
+    out = []
+    for k, c in counts.items():
+        if c <= 0:
+            continue
+        s = stats[k]
+        wal = s["wal_bytes"] / c
+        out.append({
+            "name": k,
+            "share": c / total,
+            "cpu_us": cpu_by_type[k] / c * 1e6,
+            "page_accesses": (s["blks_hit"] + s["blks_read"]) / c,
+            "pages_dirtied": s["blks_dirtied"] / c,
+            # A read-only transaction asks for no flush at commit
+            # (PostgreSQL skips it when no xid was assigned).
+            "commits": 0.0 if k in read_only else 1.0,
+            "wal_bytes": wal,
+            "rollback_share": rollbacks[k] / c,
+        })
+    # The shares are rounded for the file; the last absorbs the rounding so they sum to 1.
+    return out
+
+
+def machine() -> dict[str, Any]:
+    m: dict[str, Any] = {"cpus": os.cpu_count() or 0, "cpu_model": "", "memory_bytes": 0, "kernel": platform.release()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                m["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        m["memory_bytes"] = int(Path("/proc/meminfo").read_text().split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return m
+
+
+def data_size(run: dict[str, Any], kind: str, scale: float) -> dict[str, float]:
+    """Tables with their indexes and TOAST (pg_total_relation_size) at the
+    end of a run: the fixed tables apart, the rest per scale unit."""
+    rel = (run.get("server") or {}).get("relation_bytes") or {}
+    fixed = float(sum(v for k, v in rel.items() if k in FIXED_TABLES.get(kind, ())))
+    total = float(sum(rel.values()))
+    return {"bytes_per_scale_unit": (total - fixed) / scale if scale > 0 else 0.0, "fixed_bytes": fixed,
+            "page_bytes": PAGE_BYTES, "total_bytes": total}
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return "0.0"
+        r = repr(round(v, 6))
+        return r if any(c in r for c in ".eE") else r + ".0"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def _toml_key(k: str) -> str:
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
+
+def to_toml(profile: dict[str, Any]) -> str:
+    """Top-level scalars, then each table, then `[[transaction]]` entries."""
+    lines = ["# A storlab database workload profile (docs/profile.md).", ""]
+    tables = {k: v for k, v in profile.items() if isinstance(v, dict)}
+    arrays = {k: v for k, v in profile.items() if isinstance(v, list) and v and isinstance(v[0], dict)}
+    for k, v in profile.items():
+        if k not in tables and k not in arrays:
+            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
+    for name, t in tables.items():
+        lines += ["", f"[{name}]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in t.items()]
+    for name, items in arrays.items():
+        for t in items:
+            lines += ["", f"[[{name}]]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in t.items()]
+    return "\n".join(lines) + "\n"
+
+
+def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str, sweep: list[dict[str, Any]],
+          mrc_points: list[tuple[float, float]], mrc_method: str, provenance: dict[str, Any],
+          size_run: dict[str, Any], read_only: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The profile from the sweep's runs (per-type demand and the USL fit),
+    the miss-ratio points (cache fraction, miss ratio) and provenance."""
+    txns = transactions(sweep, read_only)
+    if not txns:
+        raise StorlabError("the recording measured no transactions — run longer (--duration) or with more --vus")
+    shares = [round(t["share"], 6) for t in txns]
+    shares[-1] = round(1.0 - sum(shares[:-1]), 6)
+    for t, s in zip(txns, shares):
+        t["share"] = s
+    by_vus: dict[int, list[float]] = {}
+    for run in sweep:
+        by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
+    vus = sorted(by_vus)
+    thr = [sum(by_vus[v]) / len(by_vus[v]) for v in vus]
+    alpha, beta = usl_fit(vus, thr)
+    pts = sorted(mrc_points)
+    nopm_share = next((t["share"] for t in txns if t["name"] == TPCC_NEW_ORDER), 0.0)
+    profile: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "storlab-db-profile",
+        "name": name,
+        "workload": workload,
+        "scale_unit": scale_unit,
+        "metric": "nopm" if kind == "tpcc" else "tpm",
+        "nopm_per_txn": nopm_share,
+        "provenance": provenance,
+        "data": data_size(size_run, kind, scale),
+        "mrc": {"cache_fraction": [p[0] for p in pts], "miss_ratio": non_increasing([p[1] for p in pts]),
+                "method": mrc_method},
+        "concurrency": {"alpha": alpha, "beta": beta, "vus": vus, "throughput": thr},
+        "transaction": txns,
+    }
+    return profile
+
+
+def provenance(server: dict[str, Any], *, scale: float, vus: list[int], command: list[str] | None = None,
+               disk: str = "") -> dict[str, Any]:
+    from storlab.api import tool_info
+
+    tool = tool_info()
+    m = machine()
+    m["disk"] = disk
+    cmd = command if command is not None else ["storlab", *sys.argv[1:]]
+    return {
+        "database": server.get("version", ""),
+        "settings": dict(sorted((server.get("settings") or {}).items())),
+        "machine": m,
+        "storlab_version": tool.get("version", ""),
+        "git_sha": tool.get("git_sha") or "",
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": scrub(shlex.join(cmd)),
+        "scale": scale,
+        "vus": vus,
+    }
+
+
+def write(path: Path, profile: dict[str, Any]) -> None:
+    try:
+        path.write_text(to_toml(profile), encoding="utf-8")
+    except OSError as e:
+        raise StorlabError(f"--profile-out {path}: cannot write ({e.strerror}) — pick another place") from None
+
+
+def record_sweep_vus(vus: list[int]) -> list[int]:
+    """The sweep a profile is fitted to: the counts asked for, or with a
+    single count N, powers of two from 1 up to N (and N), so the USL fit has
+    points; 1 always included (the fit's reference)."""
+    if len(vus) >= 3 and 1 in vus:
+        return vus
+    top = max(vus)
+    out = sorted({1, *(2 ** k for k in range(1, 12) if 2 ** k <= top), top, *vus})
+    if len(out) < 3:
+        out = [1, 2, 4]
+    return out
+
+
+def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
+             fractions: tuple[float, ...] = CACHE_FRACTIONS) -> list[tuple[float, float]]:
+    """One run per cache size: the cluster restarted with shared_buffers at
+    each fraction of the data size, its tables and indexes read into the
+    cache (pg_prewarm) so the window starts warm, then the window's
+    blks_read / (blks_hit + blks_read)."""
+    pts = []
+    done: set[int] = set()
+    for f in fractions:
+        sb = max(MIN_SHARED_BUFFERS, int(f * data_bytes))
+        sb_kb = sb // 1024
+        if sb_kb in done:
+            continue  # a small database: two fractions under the floor
+        done.add(sb_kb)
+        managed.restart({"shared_buffers": f"{sb_kb}kB"})
+        _prewarm(managed)
+        run = run_once()
+        tot = run["io_profile"]["totals"]
+        hit, read = tot.get("blks_hit", 0.0), tot.get("blks_read", 0.0)
+        if hit + read > 0:
+            pts.append((sb_kb * 1024 / data_bytes, read / (hit + read)))
+    return pts
+
+
+def _table_bytes(managed: Any) -> float:
+    out = managed.sql("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                      "WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace;")
+    try:
+        return float(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return 0.0
+
+
+def _prewarm(managed: Any) -> None:
+    managed.sql("SELECT count(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i') "
+                "AND c.relnamespace = 'public'::regnamespace;")
+
+
+def before_sweep(managed: Any) -> None:
+    """The per-type demand and the sweep are measured with the data in
+    shared_buffers (1.25 × the tables, at least 128 MB, at most a quarter of
+    the memory) and synchronous_commit off: storage out of the way."""
+    managed.sql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements; CREATE EXTENSION IF NOT EXISTS pg_prewarm;")
+    mem = machine()["memory_bytes"] or (4 << 30)
+    sb = int(min(max(1.25 * _table_bytes(managed), 128 << 20), mem / 4))
+    managed.restart({"shared_buffers": f"{sb // 1024}kB"})
+    _prewarm(managed)
+
+
+def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
+           run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
+           warehouses: int, commit_every: int, disk: dict[str, Any]) -> dict[str, Any]:
+    """After the sweep: the miss-ratio runs, then the profile written to `path`."""
+    kind = wspec["kind"]
+    size_run = runs[-1]
+    data_bytes = float(sum(((size_run.get("server") or {}).get("relation_bytes") or {}).values()))
+    if data_bytes <= 0:
+        raise StorlabError("the recording found no tables to size — is the workload's schema in the public schema?")
+    swept = sorted({r["vus"] for r in runs})
+    vus_m = swept[len(swept) // 2]
+    insert = kind == "insert"
+    ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
+    pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
+    method = (f"runs at {len(pts)} shared_buffers sizes on the managed cluster after pg_prewarm, {vus_m} VUs, "
+              + ("each until its rows were in" if insert else f"{dur:g} s windows after {ramp:g} s")
+              + "; miss ratio = blks_read / (blks_hit + blks_read) of the database (pg_stat_database), "
+              "made non-increasing by a running minimum")
+    if kind == "tpcc":
+        scale, unit, name = float(warehouses), "warehouse", "tpcc"
+    elif insert:
+        scale, unit, name = float(sum(r.get("rows") or 0 for r in runs)), "row", "insert"
+    else:
+        scale, unit, name = float(wspec.get("scale") or 1), "scale", "custom:" + Path(wspec["file"]).name
+    server = next((r["server"] for r in runs if r.get("server")), {})
+    disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
+    prov = provenance(server, scale=scale, vus=swept, disk=disk_text)
+    prof = build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,
+                 mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run, read_only=read_only_types(wspec))
+    if insert:
+        for t in prof["transaction"]:
+            t["rows_per_txn"] = float(commit_every)
+    write(path, prof)
+    return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
+            "mrc_points": len(pts), "data_bytes": data_bytes}

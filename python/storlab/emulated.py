@@ -1,0 +1,128 @@
+"""Runs a benchmark on an emulated volume: `bench disk` and `bench db` take
+`--emulate SCENARIO:CONFIG`, mount the config's pools with `storlab
+emulate` in a process of its own (so killing the database, or the
+emulator, is as honest as on a real machine), run on them, and unmount."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+from storlab.errors import StorlabError
+
+
+def parse_spec(spec: str) -> tuple[Path, str]:
+    """`SCENARIO:CONFIG` → (scenario path, config name)."""
+    scenario, sep, config = spec.rpartition(":")
+    if not sep or not scenario or not config:
+        raise StorlabError(f"--emulate '{spec}': give SCENARIO:CONFIG — e.g. examples/aws-t3-gp2-one-vs-five.toml:one-100gib")
+    p = Path(scenario)
+    if not p.is_file():
+        raise StorlabError(f"--emulate '{spec}': no scenario file {p}")
+    return p, config
+
+
+def config_roles(scenario: Path, config: str) -> list[str]:
+    """The pool roles of a config, as the scenario names them (data when unnamed)."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(scenario.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise StorlabError(f"{scenario}: cannot read the scenario ({e})") from e
+    cfg = doc.get("configs", {}).get(config)
+    if cfg is None:
+        raise StorlabError(f"{scenario}: no config '{config}' — configs: {', '.join(doc.get('configs', {}))}")
+    return [p.get("role", "all") for p in cfg.get("pools", [])]
+
+
+@contextlib.contextmanager
+def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] | None = None) -> Iterator[list[Path]]:
+    """Mounts the pools `roles` (None: the primary pool) of the `--emulate`
+    spec under `workdir` (backing folders and mount points, removed after)
+    and yields the mount points; unmounts on the way out, even on Ctrl-C."""
+    scenario, config = parse_spec(spec)
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    base = Path(tempfile.mkdtemp(prefix="storlab-emulate-", dir=workdir))
+    # A database server running as its own user must reach the mount.
+    os.chmod(base, 0o755)
+    mounts = [base / f"mnt-{r or 'primary'}" for r in roles]
+    cmd = [sys.executable, "-m", "storlab.cli", "emulate", str(scenario), "--config", config, "--ready-file", str(base / "ready.json")]
+    for r, m in zip(roles, mounts):
+        m.mkdir()
+        if r:
+            cmd += ["--pool", r]
+        cmd += ["--backing", str(base / f"backing-{r or 'primary'}"), "--mount", str(m)]
+    cmd += extra or []
+    log = open(base / "emulate.log", "w+")
+    p = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        deadline = time.time() + 120
+        while not (base / "ready.json").exists():
+            if p.poll() is not None:
+                log.seek(0)
+                lines = [x for x in log.read().splitlines() if x.strip()]
+                raise StorlabError(f"--emulate {spec}: {lines[-1] if lines else 'the emulator exited'}")
+            if time.time() > deadline:
+                raise StorlabError(f"--emulate {spec}: the emulator did not mount within 120 s")
+            time.sleep(0.05)
+        yield mounts
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        for m in mounts:
+            if os.path.ismount(m) or _stale(m):
+                subprocess.run([sys.executable, "-m", "storlab.cli", "emulate", "--unmount", str(m)], capture_output=True)
+        log.close()
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _die_with_parent() -> None:
+    """In the emulator's process: SIGTERM (unmount, exit) when the process
+    that started it dies, so a killed benchmark leaves no mount behind."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _stale(path: Path) -> bool:
+    try:
+        os.listdir(path)  # asks the server; a stat may be answered from cache
+        return False
+    except OSError as e:
+        import errno
+
+        return e.errno == errno.ENOTCONN
+
+
+def describe(spec: str) -> dict:
+    scenario, config = parse_spec(spec)
+    return {"scenario": str(scenario), "config": config}
+
+
+def stamp(rec: dict, spec: str) -> dict:
+    """Marks a run record as run on the emulated deployment."""
+    rec["engine"] = "emulate"
+    rec["emulated"] = describe(spec)
+    for r in rec.get("results", []):
+        r["config"] = describe(spec)["config"]
+    return rec
+
+
+__all__ = ["parse_spec", "config_roles", "mounted", "stamp", "describe"]

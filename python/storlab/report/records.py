@@ -1,0 +1,175 @@
+"""Reading run records for `report` and `compare`: one JSON file each, of
+any engine (limits, simulate, measure, emulate), checked just enough to
+name the file and the field when something is off. A record keeps its file
+name as its label, so two records with the same config stay apart."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from storlab.errors import StorlabError
+
+SCHEMA_VERSION = 1
+
+
+@dataclass
+class Record:
+    """One record file: its data, its short name and its kind."""
+
+    path: str
+    data: dict[str, Any]
+    name: str = ""
+    kind: str = ""  # limits | simulate | measure | emulate
+    labels: dict[str, str] = field(default_factory=dict)  # config -> legend label
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        return self.data.get("results") or []
+
+    @property
+    def series(self) -> list[dict[str, Any]]:
+        return self.data.get("series") or []
+
+    def label(self, config: str) -> str:
+        return self.labels.get(config, config)
+
+
+def load(path: str | Path) -> Record:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StorlabError(f"{p}: no such record file") from None
+    except IsADirectoryError:
+        raise StorlabError(f"{p}: is a folder — give a record file written with --json") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise StorlabError(f"{p}: cannot read the record ({e.__class__.__name__}: {e})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise StorlabError(f"{p}: line {e.lineno} column {e.colno}: not JSON ({e.msg}) — give a record written with --json") from None
+    return from_data(data, str(p))
+
+
+def from_data(data: Any, path: str = "<record>") -> Record:
+    if not isinstance(data, dict):
+        raise StorlabError(f"{path}: not a storlab record — expected a JSON object written by --json")
+    sv = data.get("schema_version")
+    if sv is None:
+        raise StorlabError(f"{path}: no schema_version — not a storlab record (write one with simulate, bench or limits --json)")
+    if sv != SCHEMA_VERSION:
+        raise StorlabError(f"{path}: schema_version {sv} — this storlab reads schema_version {SCHEMA_VERSION}; upgrade storlab")
+    if isinstance(data.get("results"), list):
+        kind = str(data.get("engine") or "simulate")
+        for i, r in enumerate(data["results"]):
+            if not isinstance(r, dict) or "config" not in r:
+                raise StorlabError(f"{path}: results[{i}]: no 'config' field — every result names its config")
+    elif isinstance(data.get("configs"), list):
+        kind = "limits"
+        for i, c in enumerate(data["configs"]):
+            if not isinstance(c, dict) or "name" not in c:
+                raise StorlabError(f"{path}: configs[{i}]: no 'name' field — every config has a name")
+    else:
+        raise StorlabError(f"{path}: neither 'results' (a run record) nor 'configs' (limits --json) — not a storlab record")
+    if not isinstance(data.get("series", []), list):
+        raise StorlabError(f"{path}: 'series' is not a list")
+    return Record(path=path, data=data, name=Path(path).stem, kind=kind)
+
+
+def configs(rec: Record) -> list[str]:
+    if rec.kind == "limits":
+        return [c["name"] for c in rec.data["configs"]]
+    return list(dict.fromkeys(r["config"] for r in rec.results))
+
+
+def short(config: str, limit: int = 32) -> str:
+    """A config named after a path (bench db's `sqlite /long/dir/storlab.sqlite`)
+    keeps its first word and last two path parts in legends."""
+    if len(config) <= limit or "/" not in config:
+        return config
+    head, _, path = config.partition(" ")
+    if not path:
+        head, path = "", config
+    parts = path.rstrip("/").split("/")
+    tail = "/".join(parts[-2:])
+    return f"{head} …/{tail}".strip()
+
+
+def assign_labels(records: list[Record]) -> None:
+    """Legend labels: the config's name alone when one record is given;
+    `config · engine` when several are; `config · file` when two records
+    of one engine share a config name."""
+    many = len(records) > 1
+    seen: dict[tuple[str, str], int] = {}
+    for rec in records:
+        for c in configs(rec):
+            seen[(c, rec.kind)] = seen.get((c, rec.kind), 0) + 1
+    names_seen: dict[str, int] = {}
+    for rec in records:
+        names_seen[rec.name] = names_seen.get(rec.name, 0) + 1
+    for i, rec in enumerate(records):
+        if names_seen[rec.name] > 1:
+            rec.name = f"{rec.name}#{i + 1}"
+        for c in configs(rec):
+            if not many:
+                rec.labels[c] = short(c)
+            elif seen[(c, rec.kind)] > 1:
+                rec.labels[c] = f"{short(c)} · {rec.name}"
+            else:
+                rec.labels[c] = f"{short(c)} · {rec.kind}"
+
+
+def is_db(result: dict[str, Any]) -> bool:
+    return result.get("vus") is not None
+
+
+def finite(x: Any) -> float | None:
+    """A number, or None for anything else (null, NaN, a string)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return None
+    return float(x) if math.isfinite(x) else None
+
+
+# Run-to-run spread. A figure's noise is twice the standard deviation of its
+# repeats: the rule storlab's tipping point already uses
+# (storlab.db.runner.tipping_point), so "beyond the noise" means one thing.
+
+
+def job_runs(rec: Record) -> dict[str, list[dict[str, Any]]]:
+    """bench disk's raw runs per job name (`runs[i].runs`), else {}."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for j in rec.data.get("runs") or []:
+        if isinstance(j, dict) and isinstance(j.get("runs"), list) and "job" in j:
+            out[j["job"]] = j["runs"]
+    return out
+
+
+def repeats_of(rec: Record, result: dict[str, Any], key: str) -> list[float]:
+    """The repeated measurements behind one figure of one result, when the
+    record keeps them: bench disk's runs per job; bench db's timed runs per
+    VU count."""
+    if is_db(result):
+        # bench db records hold one config: its timed runs by VU count
+        runs = [r for r in rec.data.get("runs") or [] if isinstance(r, dict) and r.get("vus") == result["vus"]]
+        vals = [finite(r.get(key)) for r in runs]
+        return [v for v in vals if v is not None]
+    runs = job_runs(rec).get(result.get("job", ""), [])
+    vals = [finite(r.get(key)) for r in runs]
+    return [v for v in vals if v is not None]
+
+
+def spread(rec: Record, result: dict[str, Any], key: str) -> float | None:
+    """Twice the standard deviation of the figure's repeats; None where
+    the record has fewer than two."""
+    sd = finite(result.get(f"{key}_stdev"))
+    if sd is not None and (result.get("repeats") or 0) > 1:
+        return 2 * sd
+    vals = repeats_of(rec, result, key)
+    if len(vals) > 1:
+        return 2 * statistics.stdev(vals)
+    return None

@@ -1,0 +1,85 @@
+"""`storlab bench db --profile-out`: a recording on a small managed
+PostgreSQL writes a profile that parses, whose shares sum to 1, whose
+miss-ratio curve never rises with the cache, and which holds no password;
+a bad --profile-out is one clear line before anything runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from storlab.db.managed import find_pg_bin
+from storlab.errors import DatabaseError
+
+
+@pytest.fixture
+def where():
+    d = Path(tempfile.mkdtemp(prefix="storlab-test-"))
+    d.chmod(0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def one_line_error(r) -> str:
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    return err
+
+
+def test_bad_profile_out_is_one_line_before_anything_runs(storlab, where):
+    base = ["bench", "db", "--workload", "insert", "--db", "managed-postgres", "--dir", str(where / "pg"), "--rows", "5"]
+    err = one_line_error(storlab(*base, "--profile-out", str(where / "missing" / "p.toml")))
+    assert "does not exist" in err and "missing" in err
+    err = one_line_error(storlab(*base, "--profile-out", str(where)))
+    assert "is a folder" in err
+    err = one_line_error(storlab("bench", "db", "--workload", "insert", "--db", "sqlite", "--dir", str(where / "s"),
+                                 "--profile-out", str(where / "p.toml")))
+    assert "managed-postgres" in err
+    assert not (where / "pg").exists() and not (where / "s").exists()
+
+
+@pytest.mark.needs_postgres
+@pytest.mark.slow
+def test_insert_storm_profile_on_a_managed_server(storlab, where):
+    try:
+        find_pg_bin()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    out = where / "insert.toml"
+    env = dict(os.environ, PGPASSWORD="hunter2-not-to-be-seen")
+    r = storlab("bench", "db", "--workload", "insert", "--db", "managed-postgres", "--dir", str(where / "pg"),
+                "--vus", "2", "--rows", "500", "--commit-every", "50", "--profile-out", str(out), "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["profile"]["path"] == str(out)
+    text = out.read_text()
+    assert "hunter2" not in text and "hunter2" not in r.stdout
+    p = tomllib.loads(text)
+    assert p["schema_version"] == 1 and p["kind"] == "storlab-db-profile" and p["workload"] == "insert"
+    (t,) = p["transaction"]
+    assert t["name"] == "insert" and t["share"] == pytest.approx(1.0)
+    # Every batch of 50 rows writes WAL and commits once; each row touches the
+    # heap and five index pages at least.
+    assert t["commits"] == 1.0 and t["rows_per_txn"] == 50.0
+    assert t["wal_bytes"] > 50 * 600  # a row carries >= 32 + 100 + 500 bytes of text
+    assert t["page_accesses"] >= 50 * 6 and t["cpu_us"] > 0
+    mrc = p["mrc"]
+    assert mrc["cache_fraction"] == sorted(mrc["cache_fraction"]) and len(mrc["cache_fraction"]) >= 3
+    assert all(0 <= m <= 1 for m in mrc["miss_ratio"])
+    assert all(a >= b for a, b in zip(mrc["miss_ratio"], mrc["miss_ratio"][1:]))
+    # A row holds 632..1287 bytes of text (32 + 100..255 + 500..1000) plus
+    # its indexes: more than 632 bytes each, and far less than 20 kB.
+    assert 632 < p["data"]["bytes_per_scale_unit"] < 20_000
+    c = p["concurrency"]
+    assert c["vus"] == [1, 2, 4] and c["alpha"] >= 0 and c["beta"] >= 0
+    assert p["provenance"]["database"].startswith("PostgreSQL ")
+    assert p["provenance"]["settings"]["synchronous_commit"] == "off"
+    assert "--profile-out" in p["provenance"]["command"]
+    assert not (where / "pg").exists()

@@ -1,0 +1,179 @@
+"""storlab compare: base vs new, the ratio, and the spread rule — a mark
+where |new − base| exceeds the larger of the two sides' noise, noise being
+twice the standard deviation of a figure's repeats."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES
+from handmade import db_sweep, disk, simulated_db, with_changes
+from storlab.report.compare import compare
+from storlab.report.records import from_data
+
+
+def _rows(cmp, figure):
+    return {(r["config"], r["job"], r["vus"]): r for r in cmp["rows"] if r["key"] == figure}
+
+
+def test_disk_marks_follow_the_spread_rule():
+    base = from_data(disk({"RND4K-Q1T1-read": [1000, 1010, 990], "RND4K-Q32T1-read": [500, 520, 480]}), "base.json")
+    new = from_data(disk({"RND4K-Q1T1-read": [1025, 1035, 1015], "RND4K-Q32T1-read": [540, 550, 530]}), "new.json")
+    iops = _rows(compare(base, new), "iops")
+    q1 = iops[("local", "RND4K-Q1T1-read", None)]
+    # Best runs 1010 → 1035; both sides' runs have a stdev of 10, noise 20;
+    # 25 > 20: marked, and higher IOPS is better.
+    assert (q1["a"], q1["b"]) == (1010, 1035)
+    assert q1["ratio"] == pytest.approx(1035 / 1010)
+    assert q1["noise"] == pytest.approx(20)
+    assert q1["beyond_spread"] is True and q1["better"] is True
+    q32 = iops[("local", "RND4K-Q32T1-read", None)]
+    # 520 → 550: base's runs 500/520/480 have a stdev of 20 (noise 40);
+    # 30 < 40: within the noise, no mark.
+    assert q32["noise"] == pytest.approx(40)
+    assert q32["beyond_spread"] is False
+    # Throughput is IOPS × 4 KiB in these records: the same verdicts.
+    bw = _rows(compare(base, new), "bw_bytes_s")
+    assert bw[("local", "RND4K-Q1T1-read", None)]["beyond_spread"] is True
+    assert bw[("local", "RND4K-Q32T1-read", None)]["beyond_spread"] is False
+
+
+def test_db_sweep_marks_use_the_repeats_stdev():
+    base = from_data(db_sweep({8: (1000, 50), 16: (1800, 100)}), "base.json")
+    new = from_data(db_sweep({8: (1150, 50), 16: (1900, 100)}), "new.json")
+    nopm = _rows(compare(base, new), "nopm")
+    # 8 VUs: 1000 → 1150, noise 2 × 50 = 100; 150 > 100: marked.
+    assert nopm[("sqlite", "tpcc", 8)]["beyond_spread"] is True
+    assert nopm[("sqlite", "tpcc", 8)]["ratio"] == pytest.approx(1.15)
+    # 16 VUs: 1800 → 1900, noise 2 × 100 = 200; 100 < 200: not marked.
+    assert nopm[("sqlite", "tpcc", 16)]["beyond_spread"] is False
+
+
+def test_lower_latency_is_better():
+    base = from_data(disk({"RND4K-Q1T1-read": [1000, 1010, 990]}), "b.json")
+    new = from_data(disk({"RND4K-Q1T1-read": [2000, 2010, 1990]}), "n.json")
+    p99 = _rows(compare(base, new), "lat_p99_us")[("local", "RND4K-Q1T1-read", None)]
+    # p99 = 2e6 / IOPS here: 1980 µs → 995 µs, far beyond ~40 µs of noise.
+    assert p99["ratio"] == pytest.approx(1010 / 2010)
+    assert p99["beyond_spread"] is True and p99["better"] is True
+
+
+def test_no_repeats_cannot_be_judged_except_between_simulations():
+    one = from_data(disk({"RND4K-Q1T1-read": [1000]}), "a.json")
+    other = from_data(disk({"RND4K-Q1T1-read": [1500]}), "b.json")
+    r = _rows(compare(one, other), "iops")[("local", "RND4K-Q1T1-read", None)]
+    assert r["noise"] is None and r["beyond_spread"] is None
+    # The simulator is deterministic: any difference between two
+    # simulated records is a real one.
+    a = simulated_db()
+    b = with_changes(a, results=[dict(x, nopm=x["nopm"] + (1 if x["config"] == "io2" else 0)) for x in a["results"]])
+    rows = _rows(compare(from_data(a, "a.json"), from_data(b, "b.json")), "nopm")
+    assert all(r["beyond_spread"] is (r["config"] == "io2") for r in rows.values())
+    assert len(rows) == 6
+
+
+def test_single_config_records_pair_by_job():
+    # A measured "local" against a simulated config of another name: the
+    # same job names pair up.
+    a = from_data(disk({"RND4K-Q1T1-read": [1000, 1010, 990]}, config="local"), "a.json")
+    b = from_data(disk({"RND4K-Q1T1-read": [1000, 1010, 990]}, config="gp3"), "b.json")
+    rows = compare(a, b)["rows"]
+    assert rows and all(r["ratio"] == pytest.approx(1.0) for r in rows)
+    assert rows[0]["config"] == "local / gp3"
+
+
+@pytest.fixture(scope="module")
+def example_records(tmp_path_factory):
+    from conftest import run
+
+    d = tmp_path_factory.mktemp("records")
+    out = {}
+    for kind in ("simulate", "limits"):
+        r = run(kind, str(EXAMPLES / "azure-ds4-p30-host-cache.toml"), "--json")
+        assert r.returncode == 0, r.stderr
+        out[kind] = d / f"{kind}.json"
+        out[kind].write_text(r.stdout)
+    b = d / "disk.json"
+    b.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1000, 1010, 990], "SEQ1M-Q8T1-read": [90, 100, 95]})))
+    out["disk"] = b
+    return out
+
+
+@pytest.mark.parametrize("kind", ["simulate", "limits", "disk"])
+def test_compare_with_itself_is_one_everywhere(storlab, example_records, kind):
+    p = str(example_records[kind])
+    r = storlab("compare", p, p, "--json")
+    assert r.returncode == 0, r.stderr
+    cmp = json.loads(r.stdout)
+    assert cmp["rows"]
+    for row in cmp["rows"]:
+        if row["a"]:
+            assert row["ratio"] == 1.0, row
+        assert row["beyond_spread"] in (False, None), row
+    table = storlab("compare", p, p)
+    assert table.returncode == 0, table.stderr
+    assert "1.00" in table.stdout and "◆ better" not in table.stdout and "◆ worse" not in table.stdout
+    # every ratio cell reads 1.00 (or — where base is 0)
+    ratios = {r["ratio"] for r in cmp["rows"] if r["a"]}
+    assert ratios == {1.0}
+
+
+def test_compare_table_marks_a_difference(storlab, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1000, 1010, 990]})))
+    b.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1025, 1035, 1015]})))
+    r = storlab("compare", str(a), str(b))
+    assert r.returncode == 0, r.stderr
+    assert "◆ better" in r.stdout and f"{1035 / 1010:.2f}" in r.stdout
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "no such record file"),
+    ("{not json", "line 1 column 2: not JSON"),
+    ('{"schema_version": 1, "hello": 1}', "neither 'results'"),
+    ('{"schema_version": 9, "results": []}', "schema_version 9"),
+    ('{"schema_version": 1, "results": [{"job": "x"}]}', "results[0]: no 'config'"),
+])
+def test_bad_records_are_one_line_errors(storlab, tmp_path, content, says):
+    p = tmp_path / "r.json"
+    if content is not None:
+        p.write_text(content)
+    r = storlab("compare", str(p), str(p))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"error: {p}") and says in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_records_without_common_jobs_are_refused(storlab, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1000]}, config="x")))
+    b.write_text(json.dumps(disk({"SEQ1M-Q8T1-read": [100]}, config="y")))
+    r = storlab("compare", str(a), str(b))
+    assert r.returncode == 1 and "share no config and job" in r.stderr
+
+
+def test_stdev_rule_matches_the_statistics_module():
+    # The noise of runs 500/520/480 by hand: mean 500, deviations ±20 and 0,
+    # sample variance (400 + 0 + 400) / 2 = 400, stdev 20, noise 40.
+    assert 2 * statistics.stdev([500, 520, 480]) == 40
+    rec = from_data(disk({"J": [500, 520, 480]}), "x.json")
+    from storlab.report.records import spread
+
+    assert spread(rec, rec.results[0], "iops") == pytest.approx(40)
+
+
+def test_limits_records_compare_ceilings():
+    def lim(iops):
+        return {"schema_version": 1, "configs": [{"name": "gp3", "ceilings": {"rand4k_read_iops": iops},
+                                                  "sustained": {"rand4k_read_iops": 3000}}]}
+    rows = compare(from_data(lim(3000), "a.json"), from_data(lim(16000), "b.json"))["rows"]
+    by = {(r["job"], r["key"]): r for r in rows}
+    # gp3 provisioned from its 3,000 baseline to 16,000 IOPS: ratio 16/3;
+    # limits are computed, not measured: any difference is marked.
+    assert by[("ceilings", "rand4k_read_iops")]["ratio"] == pytest.approx(16000 / 3000)
+    assert by[("ceilings", "rand4k_read_iops")]["beyond_spread"] is True
+    assert by[("sustained", "rand4k_read_iops")]["beyond_spread"] is False

@@ -1,0 +1,112 @@
+"""The profile recorder's arithmetic and file format, without a server:
+the USL fit recovers known coefficients, the miss-ratio curve never rises,
+per-type demand is split as docs/profile.md says, the file parses as TOML,
+and no password survives into it."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from storlab.db import profile
+from storlab.errors import StorlabError
+
+
+def usl(n: int, alpha: float, beta: float, lam: float = 1000.0) -> float:
+    return lam * n / (1 + alpha * (n - 1) + beta * n * (n - 1))
+
+
+@pytest.mark.parametrize("alpha,beta", [(0.05, 0.002), (0.2, 0.0), (0.0, 0.01)])
+def test_usl_fit_recovers_exact_coefficients(alpha, beta):
+    vus = [1, 2, 4, 8, 16, 32]
+    a, b = profile.usl_fit(vus, [usl(n, alpha, beta) for n in vus])
+    assert a == pytest.approx(alpha, abs=1e-9)
+    assert b == pytest.approx(beta, abs=1e-9)
+
+
+def test_usl_fit_never_negative():
+    # Superlinear throughput (2.2x at 2 users) would need α < 0: clamped to 0.
+    a, b = profile.usl_fit([1, 2, 4], [100.0, 220.0, 440.0])
+    assert a >= 0 and b >= 0
+
+
+def test_miss_ratio_is_made_non_increasing():
+    assert profile.non_increasing([0.5, 0.3, 0.35, 0.1, 0.12, 0.0]) == [0.5, 0.3, 0.3, 0.1, 0.1, 0.0]
+
+
+def run(txn: dict, per_type: dict, other: dict, cpu_s: float, vus: int = 1, tpm: float = 600.0) -> dict:
+    return {"vus": vus, "tpm_client": tpm, "txn": txn,
+            "server": {"per_type": per_type, "other": other, "cpu_user_s": cpu_s, "cpu_sys_s": 0.0}}
+
+
+def test_per_type_demand_split_by_hand():
+    # 30 "a" (2 rollbacks) and 10 "b" transactions; BEGIN/COMMIT ("other")
+    # dealt out 3:1 by count; CPU 1 s dealt by execution time:
+    # a: 30 + 20·0.75 = 45 ms, b: 10 + 20·0.25 = 15 ms of 60 ms.
+    txn = {"a": {"commits": 28, "rollbacks": 2, "errors": 0}, "b": {"commits": 10, "rollbacks": 0, "errors": 0}}
+    per_type = {"a": {"exec_ms": 30.0, "blks_hit": 300.0, "blks_read": 60.0, "blks_dirtied": 30.0, "wal_bytes": 3000.0},
+                "b": {"exec_ms": 10.0, "blks_hit": 50.0, "blks_read": 0.0, "blks_dirtied": 0.0, "wal_bytes": 0.0}}
+    other = {"exec_ms": 20.0, "blks_hit": 40.0, "wal_bytes": 400.0}
+    t = {x["name"]: x for x in profile.transactions([run(txn, per_type, other, 1.0)], read_only={"b"})}
+    assert t["a"]["share"] == pytest.approx(0.75) and t["b"]["share"] == pytest.approx(0.25)
+    assert t["a"]["page_accesses"] == pytest.approx((360 + 30) / 30)  # 30 of the 40 "other" hits
+    assert t["b"]["page_accesses"] == pytest.approx((50 + 10) / 10)
+    assert t["a"]["cpu_us"] == pytest.approx(1e6 * 45 / 60 / 30)
+    assert t["b"]["cpu_us"] == pytest.approx(1e6 * 15 / 60 / 10)
+    assert t["a"]["wal_bytes"] == pytest.approx((3000 + 300) / 30) and t["a"]["commits"] == 1.0
+    assert t["b"]["wal_bytes"] == pytest.approx(100 / 10) and t["b"]["commits"] == 0.0
+    assert t["a"]["rollback_share"] == pytest.approx(2 / 30)
+
+
+def test_profile_file_parses_and_shares_sum_to_one(tmp_path):
+    txn = {"x": {"commits": 1, "rollbacks": 0, "errors": 0}, "y": {"commits": 2, "rollbacks": 0, "errors": 0}}
+    sweep = [run(txn, {}, {}, 0.1, vus=n, tpm=usl(n, 0.1, 0.01) * 60) for n in (1, 2, 4)]
+    sweep[0]["server"]["relation_bytes"] = {"item": 1000, "stock": 9000}
+    prov = profile.provenance({"version": "PostgreSQL 15", "settings": {"shared_buffers": "128MB"}}, scale=2, vus=[1, 2, 4],
+                              command=["storlab", "bench", "db", "--db", "postgres://me:s3cret@h/db"])
+    p = profile.build(name="t", workload="tpcc", kind="tpcc", scale=2, scale_unit="warehouse", sweep=sweep,
+                      mrc_points=[(0.5, 0.1), (0.1, 0.4), (1.0, 0.2)], mrc_method="m", provenance=prov, size_run=sweep[0])
+    out = tmp_path / "p.toml"
+    profile.write(out, p)
+    text = out.read_text()
+    assert "s3cret" not in text
+    doc = tomllib.loads(text)
+    assert doc["schema_version"] == 1 and doc["kind"] == "storlab-db-profile"
+    assert sum(t["share"] for t in doc["transaction"]) == pytest.approx(1.0, abs=1e-9)
+    assert doc["mrc"]["cache_fraction"] == [0.1, 0.5, 1.0]
+    assert doc["mrc"]["miss_ratio"] == [0.4, 0.1, 0.1]
+    # ITEM is fixed; the rest, 9000 bytes, over 2 warehouses.
+    assert doc["data"]["fixed_bytes"] == 1000.0 and doc["data"]["bytes_per_scale_unit"] == 4500.0
+    assert doc["concurrency"]["alpha"] == pytest.approx(0.1, abs=1e-6)
+    assert doc["provenance"]["machine"]["cpus"] >= 1
+
+
+def test_bad_profile_out_paths(tmp_path):
+    with pytest.raises(StorlabError, match="does not exist"):
+        profile.check_out_path(tmp_path / "nope" / "p.toml")
+    with pytest.raises(StorlabError, match="is a folder"):
+        profile.check_out_path(tmp_path)
+    with pytest.raises(StorlabError, match="p.toml"):
+        profile.check_out_path(tmp_path / "p.json")
+    assert profile.check_out_path(tmp_path / "p.toml") == tmp_path / "p.toml"
+
+
+def test_record_sweep_always_starts_at_one_user():
+    assert profile.record_sweep_vus([8]) == [1, 2, 4, 8]
+    assert profile.record_sweep_vus([6]) == [1, 2, 4, 6]
+    assert profile.record_sweep_vus([1, 3, 9]) == [1, 3, 9]
+
+
+def test_read_only_types():
+    assert profile.read_only_types({"kind": "tpcc"}) == {"order_status", "stock_level"}
+    assert profile.read_only_types({"kind": "insert"}) == set()
+    text = """name = "w"
+[[transaction]]
+name = "look"
+statements = ["SELECT 1", "  select 2"]
+[[transaction]]
+name = "write"
+statements = ["SELECT 1", "UPDATE t SET x = 1"]
+"""
+    assert profile.read_only_types({"kind": "custom", "text": text}) == {"look"}
