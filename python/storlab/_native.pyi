@@ -15,6 +15,8 @@ __all__ = [
     "db_sweep_done",
     "record_schema_json",
     "record_check_json",
+    "alarms_json",
+    "limits_at_json",
     "emulate_json",
     "emulate_unmount",
     "__version__",
@@ -122,6 +124,13 @@ def record_schema_json() -> str:
 def record_check_json(name: str, text: str) -> str:
     """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
 
+def alarms_json(scenario_name: str, scenario_text: str, record_json: str) -> str:
+    """The state changes of the scenario's `[[alarms]]` on the record's series (a JSON list)."""
+
+def limits_at_json(
+    catalog: Catalog, scenario_name: str, scenario_text: str, *, at_iops: float | None = None, at_bytes_s: float | None = None
+) -> str:
+    """The `storlab limits` record with each bucket under a steady load (`at_load`)."""
 def emulate_json(
     catalog: Catalog,
     scenario_name: str,

@@ -86,12 +86,29 @@ def read_scenario(path: str | os.PathLike) -> tuple[str, str]:
         raise ScenarioError(f"{p}: cannot read scenario file ({e.__class__.__name__}: {e})") from e
 
 
-def limits(scenario: str | os.PathLike, catalog: list[str | os.PathLike] | None = None) -> dict[str, Any]:
-    """The `storlab limits` record of a scenario file (DESIGN.md contract)."""
+def limits(
+    scenario: str | os.PathLike,
+    catalog: list[str | os.PathLike] | None = None,
+    at_iops: float | None = None,
+    at_mb_s: float | None = None,
+) -> dict[str, Any]:
+    """The `storlab limits` record of a scenario file (DESIGN.md contract);
+    with `at_iops` or `at_mb_s` (MB = 10^6 bytes), each config's `at_load`:
+    how long each bucket lasts at that load and the rate after."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
-    record = json.loads(cat.limits_json(name, text))
-    return _finish(record, None, {"scenario": name, "catalog_files": files})
+    inputs: dict[str, Any] = {"scenario": name, "catalog_files": files}
+    if at_iops is None and at_mb_s is None:
+        return _finish(json.loads(cat.limits_json(name, text)), None, inputs)
+    if at_iops is not None and at_mb_s is not None:
+        raise ScenarioError("--at-iops and --at-mb-s both set — give one load")
+    for flag, v in (("--at-iops", at_iops), ("--at-mb-s", at_mb_s)):
+        if v is not None and not v > 0:
+            raise ScenarioError(f"{flag} {v}: the load must be positive — e.g. 3000")
+    at_bytes_s = None if at_mb_s is None else at_mb_s * 1e6
+    record = json.loads(_native.limits_at_json(cat, name, text, at_iops=at_iops, at_bytes_s=at_bytes_s))
+    inputs.update({"at_iops": at_iops, "at_mb_s": at_mb_s})
+    return _finish(record, None, inputs)
 
 
 def simulate(
@@ -106,9 +123,11 @@ def simulate(
     cat, files = open_catalog(catalog)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
-    record = json.loads(
-        cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress)
-    )
+    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress)
+    record = json.loads(raw)
+    alarms = json.loads(_native.alarms_json(name, text, raw))
+    if alarms:
+        record["alarms"] = alarms
     return _finish(record, {}, {"scenario": name, "catalog_files": files})
 
 

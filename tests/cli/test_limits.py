@@ -250,3 +250,43 @@ storage_gib = 4096
     assert two["binding"]["seq1m_read_bytes_s"] == "path iscsi: 2 flows × 5 Gbps"
     assert four["ceilings"]["seq1m_read_bytes_s"] == 2_048_000_000
     assert "disk 2048 MB/s" in four["binding"]["seq1m_read_bytes_s"]
+
+
+GP2_100 = """
+[configs.gp2]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp2.pools]]
+device = "aws/ebs/gp2"
+size_gib = 100
+"""
+
+
+def test_at_iops_says_how_long_the_gp2_bucket_lasts(storlab, limits_json, scenario):
+    # EBS user guide, gp2 100 GiB: baseline 3 IOPS/GiB = 300, burst 3,000
+    # from 5.4 M credits. At 3,000 IOPS: 5.4e6 / (3,000 − 300) = 2,000 s,
+    # then 300 IOPS. At 2,000 IOPS: 5.4e6 / (2,000 − 300) = 3,176.47 s.
+    # At 250 IOPS (below the baseline) it never empties.
+    path = scenario(GP2_100)
+    b = limits_json(path, "--at-iops", "3000")["configs"][0]["at_load"][0]
+    assert (b["resource"], b["unit"], b["rate_while_full"], b["lasts_s"], b["rate_after"]) == ("pool all", "iops", 3000, 2000, 300)
+    b = limits_json(path, "--at-iops", "2000")["configs"][0]["at_load"][0]
+    assert abs(b["lasts_s"] - 5.4e6 / 1700) < 0.01
+    assert limits_json(path, "--at-iops", "250")["configs"][0]["at_load"][0]["lasts_s"] is None
+    plain = limits_json(path)["configs"][0]
+    assert "at_load" not in plain and "ceilings" in plain  # the contract is unchanged without a load
+    table = storlab("limits", str(path), "--at-iops", "3000").stdout
+    assert "3,000 IOPS for 33.3 min (2,000 s), then 300 IOPS" in table
+    r = storlab("limits", str(path), "--at-iops", "3000", "--at-mb-s", "100")
+    assert r.returncode == 1 and "give one load" in r.stderr
+
+
+def test_at_mb_s_on_st1(limits_json, scenario):
+    # EBS user guide, st1: 40 MiB/s per TiB baseline, burst 250 MiB/s per
+    # TiB, bucket 1 TiB of credits per TiB. 1 TiB at 200 MB/s (190.73 MiB/s):
+    # 1,048,576 MiB / (190.73 − 40) MiB/s = 6,956.8 s, then 40 MiB/s =
+    # 41.94 MB/s.
+    path = scenario(GP2_100.replace("aws/ebs/gp2", "aws/ebs/st1").replace("size_gib = 100", "size_gib = 1024"))
+    b = limits_json(path, "--at-mb-s", "200")["configs"][0]["at_load"][0]
+    assert b["unit"] == "bytes_s" and b["rate_while_full"] == 200e6
+    assert abs(b["lasts_s"] - 1024 * 1024 / (200e6 / 2**20 - 40)) < 1
+    assert abs(b["rate_after"] - 40 * 2**20) < 1

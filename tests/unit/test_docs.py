@@ -20,7 +20,7 @@ def struct_fields(path, name):
 
 
 @pytest.mark.parametrize("doc,src,structs", [
-    ("scenario.md", "scenario.rs", ["ScenarioFile", "ConfigSpec", "PoolSpec"]),
+    ("scenario.md", "scenario.rs", ["ScenarioFile", "ConfigSpec", "PoolSpec", "AlarmSpec"]),
     ("catalog.md", "catalog.rs", ["DeviceSpec", "HostSpec", "PriceSpec", "SourceSpec", "FsStorage", "BurstRule", "LatencyProfile"]),
 ])
 def test_every_field_is_documented(doc, src, structs):

@@ -52,6 +52,38 @@ pub struct ConfigLimits {
     pub warnings: Vec<String>,
     /// Catalog figures behind this config that no vendor source confirms.
     pub unverified: Vec<String>,
+    /// `storlab limits --at-iops N` / `--at-mb-s N`: how long each bucket
+    /// lasts at that load; absent without a load.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub at_load: Vec<BucketAtLoad>,
+}
+
+/// A steady load offered to every pool of a config (`--at-iops`, `--at-mb-s`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Load {
+    /// 4 KiB random reads per second.
+    Iops(f64),
+    /// 1 MiB sequential reads, in bytes per second.
+    BytesS(f64),
+}
+
+/// One bucket under a steady load: the rate while it lasts, how long a full
+/// bucket lasts (`null`: never, the load is at or below the baseline), and
+/// the rate once every bucket is empty.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BucketAtLoad {
+    /// `pool data`, `host`.
+    pub resource: String,
+    /// `aws/ebs/gp2 I/O credits`, `host r5b.large: EBS burst throughput`.
+    pub bucket: String,
+    /// `iops` or `bytes_s`: the unit of the three rates.
+    pub unit: String,
+    pub load: f64,
+    /// What the config delivers of the load with every bucket full.
+    pub rate_while_full: f64,
+    pub lasts_s: Option<f64>,
+    /// What it delivers of the load with every bucket empty.
+    pub rate_after: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -249,7 +281,75 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         assumptions,
         warnings: dep.warnings.clone(),
         unverified,
+        at_load: Vec::new(),
     }
+}
+
+/// Every bucket of a config under a steady `load` to each pool. The pool's
+/// rate is the load capped by the pool's ceiling (`limits`); a stripe or
+/// spread shares it evenly over its members, so each member's bucket drains
+/// at `rate / count − refill` (Bucket::time_to_empty: gp2 100 GiB at 3,000
+/// IOPS, 5.4 M / 2,700 = 2,000 s). Host buckets see the sum over pools.
+/// Throughput loads use the byte buckets only (st1, sc1, host bursts).
+pub fn at_load(dep: &Deployment, load: Load) -> Vec<BucketAtLoad> {
+    let a = Assumptions::default();
+    let (pat, unit, want, scale) = match load {
+        Load::Iops(v) => (crate::limits::IoPattern::RAND4K_READ, "iops", v, 1.0),
+        Load::BytesS(v) => (crate::limits::IoPattern::SEQ1M_READ, "bytes_s", v, crate::device::MIB),
+    };
+    let mut out = Vec::new();
+    let (mut host_full, mut host_empty) = (0.0, 0.0);
+    let r = |v: f64| round(v, unit == "bytes_s");
+    let secs = |d: Option<std::time::Duration>| d.map(|d| (d.as_secs_f64() * 1000.0).round() / 1000.0);
+    for p in &dep.pools {
+        let full = want.min(pool_ceiling(dep, p, pat, true, a).value * scale);
+        let empty = want.min(pool_ceiling(dep, p, pat, false, a).value * scale);
+        host_full += full;
+        host_empty += empty;
+        let d = &p.device;
+        let (bucket, what) = match load {
+            Load::Iops(_) => (d.iops_bucket.as_ref(), "I/O credits"),
+            Load::BytesS(_) => (d.bytes_bucket.as_ref(), "throughput credits"),
+        };
+        if let Some(b) = bucket.filter(|b| !b.is_inert()) {
+            out.push(BucketAtLoad {
+                resource: format!("pool {}", p.role.name()),
+                bucket: format!("{} {what}", d.id),
+                unit: unit.into(),
+                load: r(want),
+                rate_while_full: r(full),
+                lasts_s: secs(b.time_to_empty(full / f64::from(p.count.max(1)))),
+                rate_after: r(empty),
+            });
+        }
+    }
+    let h = &dep.host;
+    let host = match load {
+        Load::Iops(_) => h.ebs_iops_bucket.as_ref().or(h.uncached_iops_bucket.as_ref()),
+        Load::BytesS(_) => h.ebs_bytes_bucket.as_ref().or(h.uncached_bytes_bucket.as_ref()),
+    };
+    if let Some(b) = host.filter(|b| !b.is_inert()) {
+        out.push(BucketAtLoad {
+            resource: "host".into(),
+            bucket: format!("host {}: {}", h.short(), if h.ebs_iops_bucket.is_some() { "EBS burst" } else { "uncached burst" }),
+            unit: unit.into(),
+            load: r(want * dep.pools.len() as f64),
+            rate_while_full: r(host_full),
+            lasts_s: secs(b.time_to_empty(host_full)),
+            rate_after: r(host_empty),
+        });
+    }
+    out
+}
+
+/// [`limits`] with each config's buckets under a steady `load`.
+pub fn limits_at(cat: &Catalog, scenario_file: &str, scenario_text: &str, load: Load) -> Result<LimitsReport> {
+    let mut rep = limits(cat, scenario_file, scenario_text)?;
+    let sc = ScenarioFile::from_toml(scenario_file, scenario_text)?;
+    for (c, dep) in rep.configs.iter_mut().zip(resolve_all(cat, scenario_file, &sc)?) {
+        c.at_load = at_load(&dep, load);
+    }
+    Ok(rep)
 }
 
 /// Parses a scenario, resolves every config and computes its limits.
@@ -262,4 +362,42 @@ pub fn limits(cat: &Catalog, scenario_file: &str, scenario_text: &str) -> Result
         title: sc.title.clone(),
         configs: deps.iter().map(|d| config_limits(cat, d)).collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Catalog {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/storlab/catalog");
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                files.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+        Catalog::from_sources(files.iter().map(|(n, t)| (n.as_str(), t.as_str()))).unwrap()
+    }
+
+    const GP2_100: &str = "[configs.gp2]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.gp2.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 100\n";
+
+    /// EBS user guide, gp2: 100 GiB has a 300 IOPS baseline (3 IOPS/GiB),
+    /// bursts to 3,000 from 5.4 M credits. At 3,000 IOPS a full bucket lasts
+    /// 5.4e6 / (3,000 − 300) = 2,000 s, then 300 IOPS; at 2,000 IOPS
+    /// 5.4e6 / (2,000 − 300) = 3,176.47 s; at 300 it never empties.
+    #[test]
+    fn gp2_100gib_at_load() {
+        let cat = catalog();
+        let at = |iops: f64| limits_at(&cat, "s.toml", GP2_100, Load::Iops(iops)).unwrap().configs[0].at_load[0].clone();
+        let b = at(3000.0);
+        assert_eq!((b.rate_while_full, b.lasts_s, b.rate_after), (3000.0, Some(2000.0), 300.0));
+        assert_eq!(b.resource, "pool all");
+        let b = at(2000.0);
+        assert_eq!((b.lasts_s, b.rate_after), (Some(3176.471), 300.0));
+        let b = at(300.0);
+        assert_eq!((b.lasts_s, b.rate_after), (None, 300.0));
+        // Above the burst the bucket still drains at 3,000: 2,000 s.
+        assert_eq!(at(10_000.0).lasts_s, Some(2000.0));
+    }
 }

@@ -18,6 +18,9 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub workload: Option<toml::Table>,
     pub configs: IndexMap<String, ConfigSpec>,
+    /// CloudWatch-style alarms evaluated on the run's series (`[[alarms]]`).
+    #[serde(default)]
+    pub alarms: Vec<AlarmSpec>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -159,6 +162,185 @@ fn one() -> u32 {
 impl ScenarioFile {
     pub fn from_toml(file: &str, text: &str) -> Result<ScenarioFile> {
         let de = toml::Deserializer::new(text);
-        serde_path_to_error::deserialize(de).map_err(|e| from_toml_error(file, text, e, false))
+        let sc: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| from_toml_error(file, text, e, false))?;
+        for (i, a) in sc.alarms.iter().enumerate() {
+            a.validate(file, i, &sc)?;
+        }
+        Ok(sc)
+    }
+}
+
+/// One `[[alarms]]` entry: a CloudWatch metric alarm, with CloudWatch's
+/// field meanings ("Using Amazon CloudWatch alarms", CloudWatch user guide):
+/// each `period_s` gives one datapoint, the `statistic` of the metric over
+/// that period; the alarm looks at the last `evaluation_periods` (N)
+/// datapoints and goes to ALARM when `datapoints_to_alarm` (M) of them
+/// breach the threshold ("M out of N").
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AlarmSpec {
+    pub name: String,
+    pub metric: String,
+    #[serde(default = "average")]
+    pub statistic: String,
+    #[serde(default = "sixty")]
+    pub period_s: f64,
+    pub threshold: f64,
+    pub comparison: String,
+    #[serde(default = "one")]
+    pub evaluation_periods: u32,
+    /// Defaults to `evaluation_periods` (CloudWatch: "If you omit this, M = N").
+    #[serde(default)]
+    pub datapoints_to_alarm: Option<u32>,
+    /// Only series of this resource (`pool data`, `host`, ...).
+    #[serde(default)]
+    pub resource: Option<String>,
+    /// Only this config.
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+fn average() -> String {
+    "Average".into()
+}
+
+fn sixty() -> f64 {
+    60.0
+}
+
+/// CloudWatch's comparison operators for static thresholds, with the
+/// symbol used in alarm reasons.
+pub const ALARM_COMPARISONS: [(&str, &str); 4] = [
+    ("GreaterThanOrEqualToThreshold", ">="),
+    ("GreaterThanThreshold", ">"),
+    ("LessThanThreshold", "<"),
+    ("LessThanOrEqualToThreshold", "<="),
+];
+
+/// CloudWatch statistics an alarm may use on the series.
+pub const ALARM_STATISTICS: [&str; 5] = ["Average", "Sum", "Minimum", "Maximum", "SampleCount"];
+
+/// The metrics the engines write as series (storlab-sim's `series`): EBS
+/// volume, RDS instance and EC2 instance-burst metrics. Extend it when an
+/// engine writes a new one.
+pub const SERIES_METRICS: [&str; 17] = [
+    "VolumeReadOps",
+    "VolumeWriteOps",
+    "VolumeReadBytes",
+    "VolumeWriteBytes",
+    "VolumeTotalReadTime",
+    "VolumeTotalWriteTime",
+    "VolumeQueueLength",
+    "BurstBalance",
+    "ReadIOPS",
+    "WriteIOPS",
+    "ReadLatency",
+    "WriteLatency",
+    "ReadThroughput",
+    "WriteThroughput",
+    "DiskQueueDepth",
+    "EBSIOBalance%",
+    "EBSByteBalance%",
+];
+
+impl AlarmSpec {
+    /// M of "M out of N".
+    pub fn datapoints(&self) -> u32 {
+        self.datapoints_to_alarm.unwrap_or(self.evaluation_periods)
+    }
+
+    fn validate(&self, file: &str, i: usize, sc: &ScenarioFile) -> Result<()> {
+        use crate::error::{nearest, Location, ModelError};
+        let entry = format!("alarms[{i}] ({})", self.name);
+        let bad = |field: &str, msg: String| Err(ModelError::invalid(Location::new(file, &entry, field), msg));
+        let one_of = |wanted: &str, all: &[&str]| match nearest(wanted, all.iter().copied()) {
+            Some(s) => format!("unknown value '{wanted}' — did you mean '{s}'?"),
+            None => format!("unknown value '{wanted}' — one of {}", all.join(", ")),
+        };
+        if self.name.trim().is_empty() {
+            return bad("name", "an alarm needs a name — e.g. \"burst-below-half\"".into());
+        }
+        if !SERIES_METRICS.contains(&self.metric.as_str()) {
+            return bad("metric", one_of(&self.metric, &SERIES_METRICS));
+        }
+        if !ALARM_STATISTICS.contains(&self.statistic.as_str()) {
+            return bad("statistic", one_of(&self.statistic, &ALARM_STATISTICS));
+        }
+        let names: Vec<&str> = ALARM_COMPARISONS.iter().map(|c| c.0).collect();
+        if !names.contains(&self.comparison.as_str()) {
+            return bad("comparison", one_of(&self.comparison, &names));
+        }
+        if !(self.period_s.is_finite() && self.period_s > 0.0) {
+            return bad("period_s", format!("{} is not a positive number of seconds — e.g. 60", self.period_s));
+        }
+        if !self.threshold.is_finite() {
+            return bad("threshold", "the threshold must be a finite number".into());
+        }
+        if self.evaluation_periods == 0 {
+            return bad("evaluation_periods", "0 periods — at least 1".into());
+        }
+        let m = self.datapoints();
+        if m == 0 || m > self.evaluation_periods {
+            return bad(
+                "datapoints_to_alarm",
+                format!("{m} out of {} periods — M must be between 1 and evaluation_periods ({})", self.evaluation_periods, self.evaluation_periods),
+            );
+        }
+        if let Some(c) = &self.config {
+            if !sc.configs.contains_key(c) {
+                let s = nearest(c, sc.configs.keys().map(|k| k.as_str())).or_else(|| sc.configs.keys().next().cloned());
+                return bad("config", format!("no config '{c}' in the scenario{}", s.map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The comparison's symbol, for reasons: `<`, `<=`, `>`, `>=`.
+    pub fn symbol(&self) -> &'static str {
+        ALARM_COMPARISONS.iter().find(|c| c.0 == self.comparison).map_or("?", |c| c.1)
+    }
+
+    /// True when `value` breaches the threshold.
+    pub fn breaches(&self, value: f64) -> bool {
+        match self.symbol() {
+            ">=" => value >= self.threshold,
+            ">" => value > self.threshold,
+            "<" => value < self.threshold,
+            "<=" => value <= self.threshold,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "[configs.a]\nhost = \"aws/ec2/m5.large\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 100\n";
+
+    fn with_alarm(fields: &str) -> Result<ScenarioFile> {
+        let text = format!("{BASE}[[alarms]]\nname = \"low\"\nmetric = \"BurstBalance\"\nthreshold = 50\n{fields}");
+        ScenarioFile::from_toml("s.toml", &text)
+    }
+
+    #[test]
+    fn an_alarm_parses_with_cloudwatch_defaults() {
+        let sc = with_alarm("comparison = \"LessThanThreshold\"\nevaluation_periods = 3\n").unwrap();
+        let a = &sc.alarms[0];
+        // CloudWatch: datapoints_to_alarm omitted means M = N.
+        assert_eq!((a.statistic.as_str(), a.period_s, a.datapoints()), ("Average", 60.0, 3));
+        assert!(a.breaches(49.9) && !a.breaches(50.0));
+    }
+
+    #[test]
+    fn bad_alarm_fields_name_the_entry_and_the_nearest_value() {
+        let e = with_alarm("comparison = \"LessThan\"\n").unwrap_err().to_string();
+        assert_eq!(e, "s.toml: alarms[0] (low).comparison: unknown value 'LessThan' — did you mean 'LessThanThreshold'?");
+        let e = with_alarm("comparison = \"LessThanThreshold\"\nevaluation_periods = 2\ndatapoints_to_alarm = 3\n").unwrap_err().to_string();
+        assert!(e.starts_with("s.toml: alarms[0] (low).datapoints_to_alarm: 3 out of 2 periods"), "{e}");
+        let e = with_alarm("comparison = \"LessThanThreshold\"\nconfig = \"b\"\n").unwrap_err().to_string();
+        assert!(e.contains("alarms[0] (low).config: no config 'b'"), "{e}");
+        let e = with_alarm("comparison = \"LessThanThreshold\"\nstatistic = \"Averge\"\n").unwrap_err().to_string();
+        assert!(e.contains(".statistic: unknown value 'Averge' — did you mean 'Average'?"), "{e}");
     }
 }

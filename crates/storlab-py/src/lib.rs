@@ -525,10 +525,47 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(alarms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(limits_at_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_unmount, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// The state changes of the scenario's `[[alarms]]` on a record's series
+/// (a JSON list of AlarmChange); ScenarioError for a bad alarm.
+#[pyfunction]
+fn alarms_json(py: Python<'_>, scenario_name: &str, scenario_text: &str, record_json: &str) -> PyResult<String> {
+    #[derive(serde::Deserialize)]
+    struct WithSeries {
+        series: Vec<storlab_record::Series>,
+    }
+    let sc = storlab_model::scenario::ScenarioFile::from_toml(scenario_name, scenario_text).map_err(|e| e.to_py(py))?;
+    let rec: WithSeries = serde_json::from_str(record_json).map_err(|e| raise(py, "ScenarioError", format!("record: no series ({e})")))?;
+    let mut out = Vec::new();
+    for a in &sc.alarms {
+        let rule: storlab_record::alarms::AlarmRule = serde_json::from_value(serde_json::to_value(a).expect("alarm serialises")).expect("same fields");
+        let changes = storlab_record::alarms::evaluate(&rule, &rec.series).map_err(|e| raise(py, "ScenarioError", format!("{scenario_name}: {e}")))?;
+        out.extend(changes);
+    }
+    out.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
+    Ok(json(&out))
+}
+
+/// The `storlab limits` record with each bucket under a steady load
+/// (`at_iops` of 4 KiB reads, or `at_bytes_s` of 1 MiB reads).
+#[pyfunction]
+#[pyo3(signature = (catalog, scenario_name, scenario_text, *, at_iops=None, at_bytes_s=None))]
+fn limits_at_json(py: Python<'_>, catalog: &Catalog, scenario_name: &str, scenario_text: &str, at_iops: Option<f64>, at_bytes_s: Option<f64>) -> PyResult<String> {
+    use storlab_model::report::{limits_at, Load};
+    let load = match (at_iops, at_bytes_s) {
+        (Some(v), None) => Load::Iops(v),
+        (None, Some(v)) => Load::BytesS(v),
+        _ => return Err(raise(py, "ScenarioError", "give one load: --at-iops N or --at-mb-s N".into())),
+    };
+    let cat = &catalog.inner;
+    Ok(json(&py.allow_threads(|| limits_at(cat, scenario_name, scenario_text, load)).map_err(|e| e.to_py(py))?))
 }
 
 impl PyErrOf for storlab_fuse::EmulateError {

@@ -45,6 +45,7 @@ def _root(
 from storlab.cli import catalog as _catalog  # noqa: E402  (registers commands)
 from storlab.cli import limits as _limits  # noqa: E402,F401
 from storlab.cli import simulate as _simulate  # noqa: E402,F401
+from storlab.cli import calibrate as _calibrate  # noqa: E402,F401
 from storlab.cli import emulate as _emulate  # noqa: E402,F401
 
 app.add_typer(_catalog.app, name="catalog")

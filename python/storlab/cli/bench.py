@@ -46,6 +46,7 @@ def disk_cmd(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
+    calibrate_out: Optional[Path] = typer.Option(None, "--calibrate-out", help="Write this disk as a measured local/ device (caps and QD1 latency) to a catalog overlay FILE."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
@@ -75,6 +76,13 @@ def disk_cmd(
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
         err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
+    if calibrate_out is not None and not rec["interrupted"]:
+        from storlab.calibrate import machine_overlay
+        from storlab.cli.simulate import write_atomically
+
+        text, summary = machine_overlay(rec, "this run")
+        write_atomically(calibrate_out, text)
+        err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
     if report is not None:
         from storlab.cli.report import write_report_of
 

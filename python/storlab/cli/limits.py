@@ -20,9 +20,11 @@ def limits_cmd(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     json_out: bool = typer.Option(False, "--json", help="Print the limits record as JSON."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+    at_iops: Optional[float] = typer.Option(None, "--at-iops", help="How long each bucket lasts at N IOPS (4 KiB random reads) per pool, and the rate after."),
+    at_mb_s: Optional[float] = typer.Option(None, "--at-mb-s", help="The same at N MB/s (10^6 bytes, 1 MiB sequential reads) per pool."),
 ) -> None:
     """Ceilings per I/O pattern, with buckets full and empty, the component that binds, and the monthly cost."""
-    record = api.limits(scenario, catalog)
+    record = api.limits(scenario, catalog, at_iops=at_iops, at_mb_s=at_mb_s)
     if json_out:
         typer.echo(to_json(record), nl=False)
     else:

@@ -71,6 +71,25 @@ def _pool_lines(c: dict[str, Any]) -> Text:
     return t
 
 
+def _rate(unit: str, v: float) -> str:
+    return f"{v:,.0f} IOPS" if unit == "iops" else f"{v / 1e6:,.1f} MB/s"
+
+
+def _at_load(c: dict[str, Any]) -> Text:
+    """Each bucket at the load: "pool all aws/ebs/gp2 I/O credits: 3,000 IOPS
+    for 33.3 min (2,000 s), then 300 IOPS"."""
+    t = Text()
+    for i, b in enumerate(c.get("at_load") or []):
+        if i:
+            t.append("\n")
+        t.append(f"{b['resource']}: {b['bucket']}\n", style="dim")
+        if b["lasts_s"] is None:
+            t.append(f"{_rate(b['unit'], b['rate_while_full'])} never empties the bucket", style="bold")
+        else:
+            t.append(f"{_rate(b['unit'], b['rate_while_full'])} for {fmt_seconds(b['lasts_s'])}, then {_rate(b['unit'], b['rate_after'])}", style="bold")
+    return t if t.plain else Text("no bucket: the rate holds")
+
+
 def _cost(c: dict[str, Any]) -> Text:
     t = Text(f"${c['monthly_cost_usd']:,.2f}", style="bold")
     if not c["cost_complete"]:
@@ -101,6 +120,10 @@ def limits_table(record: dict[str, Any]) -> Group:
             "host burst",
             *[Text("—") if h is None else Text(f"{h['burst_iops']:,.0f} IOPS / {h['burst_bytes_s'] / 1e6:,.0f} MB/s for {fmt_seconds(h['burst_s'])}\n(baseline {h['baseline_iops']:,.0f} IOPS / {h['baseline_bytes_s'] / 1e6:,.0f} MB/s)") for h in hb],
         )
+    if any("at_load" in c for c in configs) or record.get("inputs", {}).get("at_iops") or record.get("inputs", {}).get("at_mb_s"):
+        inp = record.get("inputs", {})
+        load = f"{inp['at_iops']:,.0f} IOPS" if inp.get("at_iops") else f"{inp.get('at_mb_s') or 0:,.1f} MB/s"
+        table.add_row(f"at {load}\nper pool", *[_at_load(c) for c in configs])
     table.add_row("monthly cost", *[_cost(c) for c in configs])
     notes = Text()
     unverified = sorted({u for c in configs for u in c["unverified"]})

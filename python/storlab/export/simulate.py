@@ -54,11 +54,30 @@ def results_table(record: dict[str, Any]) -> Group:
         f"{record['simulated_ios']:,} I/Os; MB = 10^6 bytes\n",
         style="dim",
     )
+    for line in alarm_lines(record):
+        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
     if record.get("unverified"):
         notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
     if record.get("interrupted"):
         notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
     return Group(t, notes)
+
+
+def clock(seconds: float) -> str:
+    """Time since the start as hh:mm, with :ss when not on a whole minute."""
+    s = round(seconds)
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h:02d}:{m:02d}" + (f":{sec:02d}" if sec else "")
+
+
+def alarm_lines(record: dict[str, Any]) -> list[str]:
+    """One line per alarm state change: "gp2 burst-below-half: BurstBalance
+    < 50 for 2 of 2 periods: ALARM at 00:18"."""
+    return [
+        f"{a['config']} {a['alarm']}: {a['reason']}: {a['to']} at {clock(a['time_s'])}"
+        for a in record.get("alarms") or []
+    ]
 
 
 def to_csv(record: dict[str, Any]) -> str:

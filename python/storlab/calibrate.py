@@ -1,0 +1,262 @@
+"""Calibration: fit a device's latency model to a measurement.
+
+The simulator draws each I/O's service time from a log-normal fixed by its
+median and 99th percentile (catalog `[[latency]]`); the queueing that caps
+create comes on top. At queue depth 1 nothing queues and no cap binds, so a
+QD1 job's measured latency percentiles *are* the service time's: the fit is
+the measured p50 and p99 of the QD1 read and write jobs. Vendor caps stay as
+they are. The result is a catalog overlay (load it with `--catalog FILE`)
+whose entry says where its numbers came from.
+
+Three inputs: a storlab run record (`--json`), fio's JSON output
+(`--output-format=json`) and CrystalDiskMark's text export. CrystalDiskMark
+gives only a mean latency; for it the median is the mean divided by the
+log-normal's mean-to-median ratio exp(σ²/2), σ taken from the device's
+current p99/median, and p99 keeps that ratio.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from storlab.errors import ScenarioError
+
+Z99 = 2.3263478740408408  # the standard normal's 99th percentile
+
+
+class Job(dict):
+    """One measured job: name, read (bool), qd (outstanding I/Os), iops,
+    bw_bytes_s, p50_us, p99_us (None when the source lacks them), mean_us."""
+
+
+def _job(name: str, read: bool, qd: int, iops: float, bw: float, mean: float, p50: float | None, p99: float | None) -> Job:
+    return Job(name=name, read=read, qd=qd, iops=iops, bw_bytes_s=bw, mean_us=mean, p50_us=p50, p99_us=p99)
+
+
+def _from_record(rec: dict[str, Any]) -> list[Job]:
+    out = []
+    for r in rec["results"]:
+        if "iops" not in r:
+            continue
+        read = r.get("read_iops", 0) >= r.get("write_iops", 0)
+        out.append(_job(r["job"], read, int(r.get("outstanding") or 0), r["iops"], r["bw_bytes_s"],
+                        r["lat_mean_us"], r.get("lat_p50_us"), r.get("lat_p99_us")))
+    return out
+
+
+def _from_fio(doc: dict[str, Any]) -> list[Job]:
+    glob = doc.get("global options", {})
+    out = []
+    for j in doc["jobs"]:
+        opts = {**glob, **j.get("job options", {})}
+        qd = int(opts.get("iodepth", 1)) * int(opts.get("numjobs", 1))
+        for d in ("read", "write"):
+            s = j.get(d) or {}
+            if not s.get("total_ios") and not s.get("iops"):
+                continue
+            lat = s.get("clat_ns") or s.get("lat_ns") or {}
+            pct = lat.get("percentile", {})
+            get = lambda p: pct[p] / 1000 if p in pct else None  # noqa: E731
+            name = j["jobname"] if j["jobname"].endswith(("-read", "-write")) else f"{j['jobname']}-{d}"
+            out.append(_job(name, d == "read", qd, s["iops"], s["bw_bytes"], lat.get("mean", 0) / 1000,
+                            get("50.000000"), get("99.000000")))
+    return out
+
+
+_CDM = re.compile(r"^\s*(SEQ|RND)(\w+?)\s+Q\s*(\d+)\s*T\s*(\d+)\s*:\s*([\d.]+)\s*MB/s\s*\[\s*([\d.]+)\s*IOPS\]\s*<\s*([\d.]+)\s*us>")
+
+
+def _from_cdm(text: str) -> list[Job]:
+    out, section = [], None
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]") and s[1:-1] in ("Read", "Write"):
+            section = s[1:-1].lower()
+            continue
+        m = _CDM.match(line.replace("Q=", "Q").replace("T=", "T"))
+        if m and section:
+            kind, size, q, t, mb, iops, us = m.groups()
+            qd = int(q) * int(t)
+            out.append(_job(f"{kind}{size}-Q{q}T{t}-{section}", section == "read", qd, float(iops), float(mb) * 1e6,
+                            float(us), None, None))
+    return out
+
+
+def read_result(path: str | os.PathLike) -> tuple[str, list[Job]]:
+    """The measured jobs of RESULT and its kind (`record`, `fio`, `cdm`)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as e:
+        raise ScenarioError(f"{p}: cannot read the result ({e.__class__.__name__}: {e})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError:
+        doc = None
+    if isinstance(doc, dict) and isinstance(doc.get("results"), list):
+        return "record", _from_record(doc)
+    if isinstance(doc, dict) and isinstance(doc.get("jobs"), list):
+        return "fio", _from_fio(doc)
+    jobs = _from_cdm(text)
+    if jobs:
+        return "cdm", jobs
+    raise ScenarioError(f"{p}: not a storlab run record, fio JSON (--output-format=json) or CrystalDiskMark text export")
+
+
+def _qd1(jobs: list[Job], read: bool) -> Job | None:
+    """The QD1 job that best shows the service time: small random first."""
+    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0]
+    cands.sort(key=lambda j: (not j["name"].upper().startswith("RND"), j["bw_bytes_s"] / max(j["iops"], 1e-9)))
+    return cands[0] if cands else None
+
+
+def fit(jobs: list[Job], current: dict[str, float] | None = None) -> tuple[dict[str, float], list[str]]:
+    """Median and p99 of read and write service time (µs) from the QD1 jobs,
+    and the names of the jobs used. `current` (the device's present
+    `read_median_us`, ...) fills a direction without a QD1 job and gives σ
+    where only a mean was measured."""
+    current = current or {}
+    out: dict[str, float] = {}
+    used = []
+    for d in ("read", "write"):
+        j = _qd1(jobs, d == "read")
+        if j is None:
+            if f"{d}_median_us" not in current:
+                raise ScenarioError(f"no queue-depth-1 {d} job in the result — run e.g. RND4K-Q1T1-{d}")
+            out[f"{d}_median_us"], out[f"{d}_p99_us"] = current[f"{d}_median_us"], current[f"{d}_p99_us"]
+            continue
+        used.append(j["name"])
+        if j["p50_us"] and j["p99_us"]:
+            med, p99 = j["p50_us"], max(j["p99_us"], j["p50_us"])
+        else:
+            ratio = current.get(f"{d}_p99_us", 5.0) / current.get(f"{d}_median_us", 1.0)
+            sigma = math.log(max(ratio, 1.0)) / Z99
+            med = j["mean_us"] / math.exp(sigma * sigma / 2)
+            p99 = med * max(ratio, 1.0)
+        out[f"{d}_median_us"], out[f"{d}_p99_us"] = round(med, 3), round(p99, 3)
+    return out, used
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def overlay(devices: list[str], lat: dict[str, float], provenance: str, key: str,
+            device_entry: dict[str, Any] | None = None) -> str:
+    """A catalog overlay: a `measured` source, a `[[latency]]` entry for
+    `devices`, and (for this machine's disk) a device entry."""
+    lines = [
+        "# A catalog overlay written by `storlab calibrate`; load it with --catalog FILE.",
+        "",
+        f"[source.{key}]",
+        f"url = {_toml_str(provenance)}",
+        f"date = {_toml_str(date.today().isoformat())}",
+        'status = "measured"',
+        f"note = {_toml_str(provenance)}",
+        "",
+    ]
+    if device_entry:
+        d = device_entry
+        lines += [
+            "[[device]]",
+            f"id = {_toml_str(d['id'])}",
+            f"title = {_toml_str(d['title'])}",
+            f"src = {_toml_str(key)}",
+            'kind = "local"',
+            f"media = {_toml_str(d.get('media', 'ssd'))}",
+            "accounting = { unit_kib = 1024, merge_sequential = true }",
+            f"size_gib = {{ fixed = {{ value = {d['size_gib']:.0f}, note = \"measured folder's file system\" }} }}",
+            f"iops = {{ rule = \"fixed\", value = {d['iops']:.0f} }}",
+            f"throughput_mib_s = {{ rule = \"fixed\", value = {d['mib_s']:.1f} }}",
+            f"directional = {{ read_iops = {d['read_iops']:.0f}, write_iops = {d['write_iops']:.0f}, "
+            f"read_mib_s = {d['read_mib_s']:.1f}, write_mib_s = {d['write_mib_s']:.1f} }}",
+            'paths = ["block"]',
+            "",
+        ]
+    lines += [
+        "[[latency]]",
+        f"devices = [{', '.join(_toml_str(d) for d in devices)}]",
+        f"src = {_toml_str(key)}",
+        f"note = {_toml_str(provenance)}",
+    ]
+    for k in ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us"):
+        lines.append(f"{k} = {lat[k]}")
+    return "\n".join(lines) + "\n"
+
+
+def _current_latency(catalog: list[str | os.PathLike] | None, device: str) -> dict[str, float]:
+    """The device's present latency figures: the last `[[latency]]` entry of
+    the catalog files that names it (ids, or prefixes ending in `*`)."""
+    import tomllib
+
+    from storlab.catalog import read_catalog_files
+
+    found: dict[str, float] = {}
+    for _, text in read_catalog_files([str(c) for c in catalog or []]):
+        for e in tomllib.loads(text).get("latency", []):
+            if any(d == device or (d.endswith("*") and device.startswith(d[:-1])) for d in e.get("devices", [])):
+                found = {k: (v["value"] if isinstance(v, dict) else v) for k, v in e.items() if k.endswith("_us")}
+    return found
+
+
+def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: str,
+              catalog: list[str | os.PathLike] | None = None) -> tuple[str, dict[str, Any]]:
+    """The overlay TOML for `config`'s devices fitted to RESULT's QD1 jobs,
+    and a summary (devices, fitted figures, jobs used, provenance)."""
+    from storlab import api
+
+    kind, jobs = read_result(result)
+    lim = api.limits(scenario, catalog)
+    names = [c["name"] for c in lim["configs"]]
+    if config not in names:
+        import difflib
+
+        near = difflib.get_close_matches(config, names, n=1)
+        hint = f" — did you mean '{near[0]}'?" if near else f" — configs: {', '.join(names)}"
+        raise ScenarioError(f"{scenario}: --config: no config '{config}'{hint}")
+    devices = list(dict.fromkeys(p["device"] for c in lim["configs"] if c["name"] == config for p in c["pools"]))
+    current = _current_latency(catalog, devices[0])
+    lat, used = fit(jobs, current)
+    provenance = f"calibrated from {Path(result).name} ({kind}), jobs {', '.join(used)}"
+    key = "calibrated-" + re.sub(r"[^a-z0-9]+", "-", f"{config}-{Path(result).stem}".lower()).strip("-")
+    return overlay(devices, lat, provenance, key), {"devices": devices, "latency": lat, "jobs": used, "provenance": provenance}
+
+
+def machine_overlay(rec: dict[str, Any], out_name: str) -> tuple[str, dict[str, Any]]:
+    """`bench disk --calibrate-out`: this machine's disk as a `local/…`
+    device whose caps are the measured rates (the best random IOPS and
+    sequential throughput per direction) and whose latency is fitted to the
+    QD1 jobs."""
+    import shutil
+
+    jobs = _from_record(rec)
+    lat, used = fit(jobs, {"read_median_us": 100.0, "read_p99_us": 500.0, "write_median_us": 100.0, "write_p99_us": 500.0})
+    def best(read: bool, seq: bool, key: str) -> float:
+        vals = [j[key] for j in jobs if j["read"] == read and j["name"].upper().startswith("SEQ") == seq]
+        return max(vals, default=0.0)
+    mib = 1024 * 1024
+    path = rec.get("inputs", {}).get("path") or "."
+    import platform
+
+    host = re.sub(r"[^a-z0-9]+", "-", (platform.node() or "this-machine").lower()).strip("-") or "this-machine"
+    dev_id = f"local/measured/{host}"
+    d = {
+        "id": dev_id,
+        "title": f"this machine's disk under {path} (measured)",
+        "size_gib": shutil.disk_usage(path).total / 2**30 if os.path.exists(path) else 1,
+        "read_iops": best(True, False, "iops") or 1, "write_iops": best(False, False, "iops") or 1,
+        "read_mib_s": (best(True, True, "bw_bytes_s") or best(True, False, "bw_bytes_s")) / mib or 1,
+        "write_mib_s": (best(False, True, "bw_bytes_s") or best(False, False, "bw_bytes_s")) / mib or 1,
+    }
+    d["iops"] = max(d["read_iops"], d["write_iops"])
+    d["mib_s"] = max(d["read_mib_s"], d["write_mib_s"])
+    provenance = (f"measured by storlab bench disk on {host} under {path}; caps: best measured rates; "
+                  f"latency calibrated from {out_name}, jobs {', '.join(used)}")
+    key = f"measured-{host}"
+    return overlay([dev_id], lat, provenance, key, d), {"device": dev_id, "latency": lat, "jobs": used, **d}
