@@ -21,11 +21,14 @@ device = "aws/ebs/gp3"
 size_gib = 500
 """
 
+# Each job alone on the volume, as the measured run had it (inline jobs
+# without stonewall would share the volume, as fio's do).
 JOB = """[[workload.jobs]]
 rw = "{rw}"
 bs = "4k"
 iodepth = {qd}
 runtime_s = 5
+stonewall = true
 """
 
 Z99 = 2.3263478740408408
