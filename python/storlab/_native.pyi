@@ -43,13 +43,19 @@ class Catalog:
         *,
         period_s: float | None = None,
         progress: Callable[[float], object] | None = None,
+        config: str | None = None,
+        threads: int | None = None,
+        iodepth: int | None = None,
+        duration_s: float | None = None,
+        profile: str | None = None,
     ) -> str:
-        """The run record of simulating the scenario's workload on every config."""
+        """The run record of simulating the scenario's workload on every config
+        (or only `config`), with the command line's overrides."""
 
 def bench_disk_json(
     path: str,
     *,
-    size_bytes: int,
+    size_bytes: int | None = None,
     profile: str | None = None,
     job_name: str | None = None,
     job_text: str | None = None,

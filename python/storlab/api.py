@@ -116,36 +116,53 @@ def simulate(
     catalog: list[str | os.PathLike] | None = None,
     period_s: float | None = None,
     progress=None,
+    config: str | None = None,
+    threads: int | None = None,
+    iodepth: int | None = None,
+    duration_s: float | None = None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
     """The run record of simulating the scenario's workload on every config
-    (DESIGN.md "Run records"). `progress(fraction)` is called now and then."""
+    (DESIGN.md "Run records"). `progress(fraction)` is called now and then.
+    `config` runs only that config; `threads`, `iodepth` and `duration_s`
+    replace every job's numjobs, iodepth and simulated time; `profile`
+    replaces the workload with a CrystalDiskMark preset."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
-    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress)
+    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
+    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress, **overrides)
     record = json.loads(raw)
     alarms = json.loads(_native.alarms_json(name, text, raw))
     if alarms:
         record["alarms"] = alarms
-    return _finish(record, {}, {"scenario": name, "catalog_files": files})
+    inputs: dict[str, Any] = {"scenario": name, "catalog_files": files}
+    inputs.update({k: v for k, v in overrides.items() if v is not None})
+    return _finish(record, {}, inputs)
 
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+# Sizes say what they mean: KB, MB, GB, TB are powers of 10 (SI); KiB, MiB,
+# GiB, TiB powers of 2 (IEC 80000-13); the bare letters k, m, g, t powers of
+# 2, as in fio and dd.
+_UNITS = {"": 1, "b": 1,
+          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+          "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def parse_size(text: str) -> int:
-    """`--size` values: `1GiB`, `512MiB`, `16m` — binary units throughout
-    (storlab's own flag; fio job files keep fio's own size rules)."""
+def parse_size(text: str, flag: str = "--size") -> int:
+    """Size flags: `64MB` = 64 × 10^6 bytes, `64MiB` = 64 × 2^20, `64m` =
+    64 × 2^20 (fio's and dd's letters). fio job files keep fio's own size
+    rules (docs/workloads.md)."""
     import re
 
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in _UNITS:
-        raise StorlabError(f"--size '{text}' is not a size — e.g. 1GiB, 512MiB")
+        raise StorlabError(f"{flag} '{text}' is not a size — e.g. 1GiB, 512MiB, 500MB")
     n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
     if n < 1 << 20:
-        raise StorlabError(f"--size '{text}' is below 1 MiB — nearest valid value 1MiB")
+        raise StorlabError(f"{flag} '{text}' is below 1 MiB — nearest valid value 1MiB")
     return n
 
 
@@ -179,7 +196,7 @@ def bench_disk(
     path: str | os.PathLike,
     profile: str | None = None,
     job: str | os.PathLike | None = None,
-    size: str = "1GiB",
+    size: str | None = None,
     engine: str = "io_uring",
     runs: int | None = None,
     runtime_s: float | None = None,
@@ -210,13 +227,14 @@ def bench_disk(
     for name, v in (("--runtime", runtime_s), ("--interval", interval_s)):
         if v is not None and v < 0:
             raise StorlabError(f"{name} {v} must not be negative")
-    size_bytes = parse_size(size)
+    # Without --size: presets measure a 1 GiB file, a job file its jobs' size=.
+    size_bytes = parse_size(size) if size is not None else (None if job else 1 << 30)
     record = json.loads(_native.bench_disk_json(
         str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
         runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress,
         existing_file=_existing_file))
     return _finish(record, host_info(path), {
-        "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": size_bytes,
+        "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": record["file_bytes"],
         "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
 
 

@@ -58,6 +58,12 @@ pub trait Engine: Send {
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<()>;
 }
 
+/// Whether this kernel (and its seccomp policy) lets the process set up an
+/// io_uring; containers often forbid it.
+pub fn uring_available() -> bool {
+    io_uring::IoUring::new(1).is_ok()
+}
+
 pub fn open(kind: EngineKind, fd: RawFd, iodepth: u32) -> io::Result<Box<dyn Engine>> {
     Ok(match kind {
         EngineKind::Psync => Box::new(Psync { fd, done: Vec::new() }),

@@ -26,7 +26,9 @@ pub enum BenchError {
 
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
-    pub size_bytes: u64,
+    /// The test file's size, and every job's region (`--size`); `None`: the
+    /// largest of the jobs' own `size` (fio's), each job keeping its own.
+    pub size_bytes: Option<u64>,
     pub engine: EngineKind,
     /// Measured runs per job (CrystalDiskMark semantics when `cdm`).
     pub runs: u32,
@@ -49,7 +51,7 @@ impl Default for BenchOptions {
     /// A 1 GiB test file, io_uring, one fio-style run, direct I/O, seed 1.
     fn default() -> Self {
         BenchOptions {
-            size_bytes: 1 << 30,
+            size_bytes: Some(1 << 30),
             engine: EngineKind::IoUring,
             runs: 1,
             cdm: false,
@@ -71,6 +73,9 @@ pub use storlab_record::{DirSummary, DiskJobRuns, RunSummary};
 #[derive(Debug, Clone)]
 pub struct BenchReport {
     pub jobs: Vec<DiskJobRuns>,
+    /// I/Os each entry of `jobs` kept in flight (iodepth × numjobs, summed
+    /// over a reporting group; psync counts one per thread).
+    pub outstanding: Vec<u64>,
     pub file_bytes: u64,
     pub direct: bool,
     pub interrupted: bool,
@@ -82,9 +87,8 @@ impl BenchReport {
     /// columns (CrystalDiskMark's rule), every run under `runs`.
     pub fn into_record(self, workload: &str, seed: u64) -> RunRecord {
         let mut rec = RunRecord::new(Engine::Measure, workload, seed);
-        for j in &self.jobs {
+        for (j, &outstanding) in self.jobs.iter().zip(&self.outstanding) {
             let best = &j.runs[j.best];
-            let psync = j.engine == EngineKind::Psync.name();
             rec.results.push(JobResult {
                 config: "local".into(),
                 job: j.job.clone(),
@@ -96,7 +100,7 @@ impl BenchReport {
                     read_iops: best.read.iops,
                     write_iops: best.write.iops,
                     latency: best.latency,
-                    outstanding: u64::from(if psync { 1 } else { j.iodepth }) * u64::from(j.numjobs),
+                    outstanding,
                     runtime_s: best.elapsed_s,
                 }),
                 extra: Some(JobExtra::Disk(DiskJob {
@@ -142,26 +146,57 @@ pub fn summarise(r: &run::RunResult) -> RunSummary {
         read: dir_summary(&r.read, e),
         write: dir_summary(&r.write, e),
         elapsed_s: e,
+        start_s: r.start_s,
         usr_cpu_s: r.usr_cpu_s,
         sys_cpu_s: r.sys_cpu_s,
         cpu_us_per_io: if ios > 0 { (r.usr_cpu_s + r.sys_cpu_s) * 1e6 / ios as f64 } else { 0.0 },
     }
 }
 
-fn engine_for(job: &Job, default: EngineKind) -> Result<EngineKind, BenchError> {
-    match &job.ioengine {
-        None => Ok(default),
-        Some(name) => EngineKind::parse(name).ok_or_else(|| BenchError::Job {
-            job: job.name.clone(),
-            message: format!("ioengine '{name}' is not one of storlab's engines — use io_uring, psync or null"),
-        }),
+/// The engine a job runs with, and why when it is not the one it names.
+/// fio's asynchronous engines (`libaio`, `posixaio`) run with io_uring —
+/// the same `iodepth` I/Os in flight — and its synchronous ones (`sync`,
+/// `vsync`, `pvsync`, `pvsync2`) with psync; where the kernel refuses
+/// io_uring, psync. Engines with other semantics (mmap, splice, sg, net...)
+/// are refused.
+pub fn engine_for(job: &Job, default: EngineKind, uring_ok: bool) -> Result<(EngineKind, Option<String>), BenchError> {
+    let (kind, named) = match job.ioengine.as_deref() {
+        None => (default, None),
+        Some(name) => match name {
+            "io_uring" => (EngineKind::IoUring, None),
+            "psync" => (EngineKind::Psync, None),
+            "null" => (EngineKind::Null, None),
+            "libaio" | "posixaio" => (EngineKind::IoUring, Some(name)),
+            "sync" | "vsync" | "pvsync" | "pvsync2" => (EngineKind::Psync, Some(name)),
+            _ => {
+                return Err(BenchError::Job {
+                    job: job.name.clone(),
+                    message: format!("ioengine '{name}' has no counterpart in storlab's engines — use io_uring, libaio, psync or null"),
+                })
+            }
+        },
+    };
+    if kind == EngineKind::IoUring && !uring_ok {
+        let asked = named.unwrap_or("io_uring");
+        return Ok((EngineKind::Psync, Some(format!("job '{}': ioengine={asked} runs with psync: io_uring is not available here (the kernel or its seccomp policy refused it), so one I/O per thread is in flight", job.name))));
     }
+    let why = named.map(|n| {
+        let how = if kind == EngineKind::IoUring { "iodepth I/Os in flight, as with libaio" } else { "one I/O at a time per thread, as with psync" };
+        format!("job '{}': ioengine={n} runs with {} ({how})", job.name, kind.name())
+    });
+    Ok((kind, why))
 }
 
 /// Measures `jobs` on a test file storlab creates in `dir` and removes at
-/// the end, on error and when `stop` is set. `progress(done_jobs, total)`
-/// is called between runs.
+/// the end, on error and when `stop` is set. Jobs run as fio runs them: the
+/// jobs between two `stonewall`s at the same time on the one file, reported
+/// per job or, under `group_reporting`, per reporting group. CrystalDiskMark
+/// presets (`o.cdm`) run each test alone: a discarded warm-up, then `runs`
+/// runs. `progress(done_jobs, total)` is called between runs.
 pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool, progress: &mut dyn FnMut(usize, usize)) -> Result<BenchReport, BenchError> {
+    use storlab_workload::groups::{report_groups, run_groups};
+    let uring_ok = engine::uring_available();
+    let mut warnings = Vec::new();
     for j in jobs {
         if j.filename.is_some() || j.directory.is_some() {
             return Err(BenchError::Job {
@@ -169,78 +204,128 @@ pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool,
                 message: "filename and directory are not honoured: storlab writes only its own test file, inside --path — remove them".into(),
             });
         }
-        engine_for(j, o.engine)?;
+        if let (_, Some(w)) = engine_for(j, o.engine, uring_ok)? {
+            warnings.push(w);
+        }
         if j.bs_bytes % file::ALIGN as u64 != 0 && o.direct {
             return Err(BenchError::Job { job: j.name.clone(), message: format!("bs {} is not a multiple of 4096, which direct I/O needs — use a multiple of 4k", j.bs_bytes) });
         }
     }
+    // `--size` sets the file and every job's region; else each job keeps
+    // its own `size` and the file holds the largest.
+    let mut jobs: Vec<Job> = jobs.to_vec();
+    let size = match o.size_bytes {
+        Some(n) => {
+            for j in &mut jobs {
+                j.size_bytes = n;
+            }
+            n
+        }
+        None => jobs.iter().map(|j| j.size_bytes).max().unwrap_or(1 << 30),
+    };
+    for j in &jobs {
+        if j.bs_bytes > j.size_bytes {
+            return Err(BenchError::Job { job: j.name.clone(), message: format!("bs {} is larger than its size {} — use a size of at least one block", j.bs_bytes, j.size_bytes) });
+        }
+    }
     let file = match &o.existing_file {
         Some(p) => file::TestFile::open_existing(p, o.direct)?,
-        None => file::TestFile::create(dir, o.size_bytes, o.direct)?,
+        None => file::TestFile::create(dir, size, o.direct)?,
     };
-    let mut warnings = Vec::new();
     if o.direct && !file.direct {
-        warnings.push(format!("{}: the file system refused O_DIRECT (tmpfs?) — buffered I/O measures the page cache, not the disk", dir.display()));
+        warnings.push(format!("{}: the file system refused O_DIRECT (tmpfs?) — buffered I/O measures the page cache, not the disk (--buffered says so up front)", dir.display()));
     }
-    let mut report = BenchReport { jobs: Vec::new(), file_bytes: file.size, direct: file.direct, interrupted: false, warnings };
+    let mut report = BenchReport { jobs: Vec::new(), outstanding: Vec::new(), file_bytes: file.size, direct: file.direct, interrupted: false, warnings };
+    let origin = std::time::Instant::now();
     let total = jobs.len();
-    for (ji, job) in jobs.iter().enumerate() {
-        let kind = engine_for(job, o.engine)?;
-        let mut j = job.clone();
-        if let Some(rt) = o.runtime {
-            j.runtime = Some(rt);
-            j.time_based = true;
+    let mut done_jobs = 0;
+    let groups = run_groups(&jobs);
+    for (gi, run) in groups.iter().enumerate() {
+        let mut members: Vec<Job> = jobs[run.clone()].to_vec();
+        let mut kinds = Vec::with_capacity(members.len());
+        for j in &mut members {
+            kinds.push(engine_for(j, o.engine, uring_ok)?.0);
+            if let Some(rt) = o.runtime {
+                j.runtime = Some(rt);
+                j.time_based = true;
+            }
         }
-        let mut runs = Vec::new();
+        let go = |ms: &[Job], seed: u64| -> Result<Vec<run::RunResult>, BenchError> {
+            let g: Vec<run::GroupJob> = ms.iter().zip(&kinds).enumerate().map(|(i, (job, &kind))| run::GroupJob { kind, job, seed: seed ^ ((i as u64) << 40) }).collect();
+            run::run_group(&file, &g, origin, stop)
+        };
+        // Per job of the run, its measured runs.
+        let mut per_job: Vec<Vec<run::RunResult>> = vec![Vec::new(); members.len()];
         if o.cdm {
             // CrystalDiskMark: a discarded warm-up run, then N measured runs.
-            let mut one = j.clone();
-            one.ramp_time = Duration::ZERO;
-            let _ = run::run_job(kind, &file, &one, o.seed, stop)?;
+            for j in &mut members {
+                j.ramp_time = Duration::ZERO;
+            }
+            let _ = go(&members, o.seed)?;
             for k in 0..o.runs.max(1) {
                 if stop.load(std::sync::atomic::Ordering::Relaxed) {
                     break;
                 }
-                let r = run::run_job(kind, &file, &one, o.seed ^ (u64::from(k) + 1), stop)?;
-                if !r.interrupted {
-                    runs.push(summarise(&r));
+                for (i, r) in go(&members, o.seed ^ (u64::from(k) + 1))?.into_iter().enumerate() {
+                    if !r.interrupted {
+                        per_job[i].push(r);
+                    }
                 }
             }
         } else {
-            for k in 0..j.loops.max(1) {
-                let r = run::run_job(kind, &file, &j, o.seed ^ u64::from(k), stop)?;
-                if !r.interrupted || r.ios() > 0 {
-                    runs.push(summarise(&r));
+            let loops = members.iter().map(|j| j.loops.max(1)).max().unwrap_or(1);
+            for k in 0..loops {
+                let rs = go(&members, o.seed ^ u64::from(k))?;
+                let stopped = rs.iter().any(|r| r.interrupted);
+                for (i, r) in rs.into_iter().enumerate() {
+                    if k < members[i].loops.max(1) && (!r.interrupted || r.ios() > 0) {
+                        per_job[i].push(r);
+                    }
                 }
-                if r.interrupted {
+                if stopped {
                     break;
                 }
             }
         }
         let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
-        if !runs.is_empty() {
+        for rg in report_groups(&jobs, run.clone()) {
+            let idx: Vec<usize> = rg.clone().map(|ji| ji - run.start).collect();
+            let n_runs = idx.iter().map(|&i| per_job[i].len()).min().unwrap_or(0);
+            if n_runs == 0 {
+                continue;
+            }
+            let runs: Vec<RunSummary> =
+                (0..n_runs).map(|k| summarise(&run::RunResult::fold(&idx.iter().map(|&i| per_job[i][k].clone()).collect::<Vec<_>>()))).collect();
             let best = (0..runs.len()).max_by(|&a, &b| runs[a].bw_bytes_s.total_cmp(&runs[b].bw_bytes_s)).unwrap_or(0);
             let n = runs.len() as f64;
+            let first = &members[idx[0]];
+            let kind = kinds[idx[0]];
+            let engines: Vec<&str> = idx.iter().map(|&i| kinds[i].name()).collect();
+            report.outstanding.push(
+                idx.iter().map(|&i| u64::from(if kinds[i] == EngineKind::Psync { 1 } else { members[i].iodepth }) * u64::from(members[i].numjobs)).sum(),
+            );
             report.jobs.push(DiskJobRuns {
-                job: job.name.clone(),
-                rw: job.rw.name().to_string(),
-                bs_bytes: job.bs_bytes,
-                iodepth: job.iodepth,
-                numjobs: job.numjobs,
-                engine: kind.name().to_string(),
+                job: first.name.clone(),
+                rw: first.rw.name().to_string(),
+                bs_bytes: first.bs_bytes,
+                iodepth: first.iodepth,
+                numjobs: idx.iter().map(|&i| members[i].numjobs).sum(),
+                engine: if engines.iter().all(|e| *e == kind.name()) { kind.name().to_string() } else { engines.join("+") },
                 direct: file.direct,
                 mean_iops: runs.iter().map(|r| r.iops).sum::<f64>() / n,
                 mean_bw_bytes_s: runs.iter().map(|r| r.bw_bytes_s).sum::<f64>() / n,
                 best,
                 runs,
+                jobs: (idx.len() > 1).then_some(idx.len() as u32),
             });
         }
-        progress(ji + 1, total);
+        done_jobs += run.len();
+        progress(done_jobs, total);
         if interrupted {
             report.interrupted = true;
             break;
         }
-        if ji + 1 < total && !o.interval.is_zero() {
+        if gi + 1 < groups.len() && !o.interval.is_zero() {
             sleep_unless_stopped(o.interval, stop);
         }
     }

@@ -29,6 +29,8 @@ pub struct RunResult {
     pub usr_cpu_s: f64,
     pub sys_cpu_s: f64,
     pub interrupted: bool,
+    /// When the measured window began, in seconds from the bench run's start.
+    pub start_s: f64,
 }
 
 impl RunResult {
@@ -195,38 +197,111 @@ fn run_worker(w: Worker) -> Result<WorkerOut, BenchError> {
 /// (`runtime`, or `size` once per thread without `time_based`). `stop`
 /// ends it early; what was measured is kept.
 pub fn run_job(kind: EngineKind, file: &TestFile, job: &Job, seed: u64, stop: &AtomicBool) -> Result<RunResult, BenchError> {
-    let threads = job.numjobs.max(1) as usize;
+    let out = run_group(file, &[GroupJob { kind, job, seed }], Instant::now(), stop)?;
+    Ok(out.into_iter().next().expect("one job"))
+}
+
+/// One job of a group that runs at once.
+#[derive(Clone, Copy)]
+pub struct GroupJob<'a> {
+    pub kind: EngineKind,
+    pub job: &'a Job,
+    pub seed: u64,
+}
+
+/// Runs `jobs` at the same time on `file`, as fio runs the jobs between two
+/// `stonewall`s: every thread of every job starts together, each job keeps
+/// its own ramp_time, runtime and `size`, and all share the one file. The
+/// process's CPU time over the group is shared out by I/O count. `origin`
+/// is the bench run's start, for each result's `start_s`.
+pub fn run_group(file: &TestFile, jobs: &[GroupJob], origin: Instant, stop: &AtomicBool) -> Result<Vec<RunResult>, BenchError> {
     let start = Instant::now();
-    let ramp_end = start + job.ramp_time;
-    let end = job.runtime.map(|r| ramp_end + r);
-    let bytes_target = if job.time_based { None } else { Some(job.size_bytes.min(file.size)) };
     let (u0, s0) = cpu_times();
     let fd = file.fd();
-    let results: Vec<Result<WorkerOut, BenchError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let w = Worker { kind, job, fd, size: file.size, seed: seed ^ ((t as u64 + 1) * 0x9E37_79B9_7F4A_7C15), stop, ramp_end, end, bytes_target };
-                s.spawn(move || run_worker(w))
+    let windows: Vec<(Instant, Option<Instant>)> = jobs
+        .iter()
+        .map(|g| {
+            let ramp_end = start + g.job.ramp_time;
+            (ramp_end, g.job.runtime.map(|r| ramp_end + r))
+        })
+        .collect();
+    let results: Vec<Vec<Result<WorkerOut, BenchError>>> = std::thread::scope(|s| {
+        let handles: Vec<Vec<_>> = jobs
+            .iter()
+            .zip(&windows)
+            .map(|(g, &(ramp_end, end))| {
+                let job = g.job;
+                // fio's `size`: the region the job's I/O goes to, within the file.
+                let region = job.size_bytes.min(file.size);
+                let bytes_target = if job.time_based { None } else { Some(region) };
+                (0..job.numjobs.max(1) as usize)
+                    .map(|t| {
+                        let w = Worker { kind: g.kind, job, fd, size: region, seed: g.seed ^ ((t as u64 + 1) * 0x9E37_79B9_7F4A_7C15), stop, ramp_end, end, bytes_target };
+                        s.spawn(move || run_worker(w))
+                    })
+                    .collect()
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(BenchError::Engine { engine: kind.name(), message: "a worker thread panicked".into() }))).collect()
+        handles
+            .into_iter()
+            .zip(jobs)
+            .map(|(hs, g)| {
+                hs.into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(BenchError::Engine { engine: g.kind.name(), message: "a worker thread panicked".into() })))
+                    .collect()
+            })
+            .collect()
     });
     let (u1, s1) = cpu_times();
-    let mut out = RunResult { usr_cpu_s: u1 - u0, sys_cpu_s: s1 - s0, interrupted: stop.load(Ordering::Relaxed), ..Default::default() };
-    let mut last = ramp_end;
-    for r in results {
-        let w = r?;
-        out.read.ios += w.read.ios;
-        out.read.bytes += w.read.bytes;
-        out.read.hist.merge(&w.read.hist);
-        out.write.ios += w.write.ios;
-        out.write.bytes += w.write.bytes;
-        out.write.hist.merge(&w.write.hist);
-        last = last.max(w.last);
+    let interrupted = stop.load(Ordering::Relaxed);
+    let mut outs = Vec::with_capacity(jobs.len());
+    for (res, &(ramp_end, end)) in results.into_iter().zip(&windows) {
+        let mut out = RunResult { interrupted, start_s: ramp_end.saturating_duration_since(origin).as_secs_f64(), ..Default::default() };
+        let mut last = ramp_end;
+        for r in res {
+            let w = r?;
+            out.read.ios += w.read.ios;
+            out.read.bytes += w.read.bytes;
+            out.read.hist.merge(&w.read.hist);
+            out.write.ios += w.write.ios;
+            out.write.bytes += w.write.bytes;
+            out.write.hist.merge(&w.write.hist);
+            last = last.max(w.last);
+        }
+        out.elapsed_s = match end {
+            Some(e) if !out.interrupted => e.duration_since(ramp_end).as_secs_f64(),
+            _ => last.saturating_duration_since(ramp_end).as_secs_f64(),
+        };
+        outs.push(out);
     }
-    out.elapsed_s = match end {
-        Some(e) if !out.interrupted => e.duration_since(ramp_end).as_secs_f64(),
-        _ => last.saturating_duration_since(ramp_end).as_secs_f64(),
-    };
-    Ok(out)
+    let total: u64 = outs.iter().map(|o| o.ios()).sum();
+    for o in &mut outs {
+        let share = if total > 0 { o.ios() as f64 / total as f64 } else { 1.0 / jobs.len() as f64 };
+        o.usr_cpu_s = (u1 - u0) * share;
+        o.sys_cpu_s = (s1 - s0) * share;
+    }
+    Ok(outs)
+}
+
+impl RunResult {
+    /// fio's `group_reporting`: the jobs of a reporting group as one — I/Os
+    /// and CPU summed, latency over every I/O, over the longest window.
+    pub fn fold(parts: &[RunResult]) -> RunResult {
+        let mut out = parts[0].clone();
+        for p in &parts[1..] {
+            out.read.ios += p.read.ios;
+            out.read.bytes += p.read.bytes;
+            out.read.hist.merge(&p.read.hist);
+            out.write.ios += p.write.ios;
+            out.write.bytes += p.write.bytes;
+            out.write.hist.merge(&p.write.hist);
+            out.usr_cpu_s += p.usr_cpu_s;
+            out.sys_cpu_s += p.sys_cpu_s;
+            let end = (out.start_s + out.elapsed_s).max(p.start_s + p.elapsed_s);
+            out.start_s = out.start_s.min(p.start_s);
+            out.elapsed_s = end - out.start_s;
+            out.interrupted |= p.interrupted;
+        }
+        out
+    }
 }

@@ -20,7 +20,7 @@ pub struct ScenarioFile {
     pub configs: IndexMap<String, ConfigSpec>,
     /// CloudWatch-style alarms evaluated on the run's series (`[[alarms]]`).
     #[serde(default)]
-    pub alarms: Vec<AlarmSpec>,
+    pub alarms: Vec<AlarmRule>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -164,58 +164,19 @@ impl ScenarioFile {
         let de = toml::Deserializer::new(text);
         let sc: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| from_toml_error(file, text, e, false))?;
         for (i, a) in sc.alarms.iter().enumerate() {
-            a.validate(file, i, &sc)?;
+            validate_alarm(a, file, i, &sc)?;
         }
         Ok(sc)
     }
 }
 
-/// One `[[alarms]]` entry: a CloudWatch metric alarm, with CloudWatch's
-/// field meanings ("Using Amazon CloudWatch alarms", CloudWatch user guide):
-/// each `period_s` gives one datapoint, the `statistic` of the metric over
-/// that period; the alarm looks at the last `evaluation_periods` (N)
-/// datapoints and goes to ALARM when `datapoints_to_alarm` (M) of them
-/// breach the threshold ("M out of N").
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct AlarmSpec {
-    pub name: String,
-    pub metric: String,
-    #[serde(default = "average")]
-    pub statistic: String,
-    #[serde(default = "sixty")]
-    pub period_s: f64,
-    pub threshold: f64,
-    pub comparison: String,
-    #[serde(default = "one")]
-    pub evaluation_periods: u32,
-    /// Defaults to `evaluation_periods` (CloudWatch: "If you omit this, M = N").
-    #[serde(default)]
-    pub datapoints_to_alarm: Option<u32>,
-    /// Only series of this resource (`pool data`, `host`, ...).
-    #[serde(default)]
-    pub resource: Option<String>,
-    /// Only this config.
-    #[serde(default)]
-    pub config: Option<String>,
-}
-
-fn average() -> String {
-    "Average".into()
-}
-
-fn sixty() -> f64 {
-    60.0
-}
+/// One `[[alarms]]` entry: the record's own alarm type (crates/storlab-record
+/// `alarms`), the same one its evaluation reads.
+pub use storlab_record::alarms::AlarmRule;
 
 /// CloudWatch's comparison operators for static thresholds, with the
 /// symbol used in alarm reasons.
-pub const ALARM_COMPARISONS: [(&str, &str); 4] = [
-    ("GreaterThanOrEqualToThreshold", ">="),
-    ("GreaterThanThreshold", ">"),
-    ("LessThanThreshold", "<"),
-    ("LessThanOrEqualToThreshold", "<="),
-];
+pub use storlab_record::alarms::COMPARISONS as ALARM_COMPARISONS;
 
 /// CloudWatch statistics an alarm may use on the series.
 pub const ALARM_STATISTICS: [&str; 5] = ["Average", "Sum", "Minimum", "Maximum", "SampleCount"];
@@ -243,73 +204,52 @@ pub const SERIES_METRICS: [&str; 17] = [
     "EBSByteBalance%",
 ];
 
-impl AlarmSpec {
-    /// M of "M out of N".
-    pub fn datapoints(&self) -> u32 {
-        self.datapoints_to_alarm.unwrap_or(self.evaluation_periods)
+/// Checks one `[[alarms]]` entry against CloudWatch's names and the
+/// scenario's configs.
+fn validate_alarm(this: &AlarmRule, file: &str, i: usize, sc: &ScenarioFile) -> Result<()> {
+    use crate::error::{nearest, Location, ModelError};
+    let entry = format!("alarms[{i}] ({})", this.name);
+    let bad = |field: &str, msg: String| Err(ModelError::invalid(Location::new(file, &entry, field), msg));
+    let one_of = |wanted: &str, all: &[&str]| match nearest(wanted, all.iter().copied()) {
+        Some(s) => format!("unknown value '{wanted}' — did you mean '{s}'?"),
+        None => format!("unknown value '{wanted}' — one of {}", all.join(", ")),
+    };
+    if this.name.trim().is_empty() {
+        return bad("name", "an alarm needs a name — e.g. \"burst-below-half\"".into());
     }
-
-    fn validate(&self, file: &str, i: usize, sc: &ScenarioFile) -> Result<()> {
-        use crate::error::{nearest, Location, ModelError};
-        let entry = format!("alarms[{i}] ({})", self.name);
-        let bad = |field: &str, msg: String| Err(ModelError::invalid(Location::new(file, &entry, field), msg));
-        let one_of = |wanted: &str, all: &[&str]| match nearest(wanted, all.iter().copied()) {
-            Some(s) => format!("unknown value '{wanted}' — did you mean '{s}'?"),
-            None => format!("unknown value '{wanted}' — one of {}", all.join(", ")),
-        };
-        if self.name.trim().is_empty() {
-            return bad("name", "an alarm needs a name — e.g. \"burst-below-half\"".into());
-        }
-        if !SERIES_METRICS.contains(&self.metric.as_str()) {
-            return bad("metric", one_of(&self.metric, &SERIES_METRICS));
-        }
-        if !ALARM_STATISTICS.contains(&self.statistic.as_str()) {
-            return bad("statistic", one_of(&self.statistic, &ALARM_STATISTICS));
-        }
-        let names: Vec<&str> = ALARM_COMPARISONS.iter().map(|c| c.0).collect();
-        if !names.contains(&self.comparison.as_str()) {
-            return bad("comparison", one_of(&self.comparison, &names));
-        }
-        if !(self.period_s.is_finite() && self.period_s > 0.0) {
-            return bad("period_s", format!("{} is not a positive number of seconds — e.g. 60", self.period_s));
-        }
-        if !self.threshold.is_finite() {
-            return bad("threshold", "the threshold must be a finite number".into());
-        }
-        if self.evaluation_periods == 0 {
-            return bad("evaluation_periods", "0 periods — at least 1".into());
-        }
-        let m = self.datapoints();
-        if m == 0 || m > self.evaluation_periods {
-            return bad(
-                "datapoints_to_alarm",
-                format!("{m} out of {} periods — M must be between 1 and evaluation_periods ({})", self.evaluation_periods, self.evaluation_periods),
-            );
-        }
-        if let Some(c) = &self.config {
-            if !sc.configs.contains_key(c) {
-                let s = nearest(c, sc.configs.keys().map(|k| k.as_str())).or_else(|| sc.configs.keys().next().cloned());
-                return bad("config", format!("no config '{c}' in the scenario{}", s.map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default()));
-            }
-        }
-        Ok(())
+    if !SERIES_METRICS.contains(&this.metric.as_str()) {
+        return bad("metric", one_of(&this.metric, &SERIES_METRICS));
     }
-
-    /// The comparison's symbol, for reasons: `<`, `<=`, `>`, `>=`.
-    pub fn symbol(&self) -> &'static str {
-        ALARM_COMPARISONS.iter().find(|c| c.0 == self.comparison).map_or("?", |c| c.1)
+    if !ALARM_STATISTICS.contains(&this.statistic.as_str()) {
+        return bad("statistic", one_of(&this.statistic, &ALARM_STATISTICS));
     }
-
-    /// True when `value` breaches the threshold.
-    pub fn breaches(&self, value: f64) -> bool {
-        match self.symbol() {
-            ">=" => value >= self.threshold,
-            ">" => value > self.threshold,
-            "<" => value < self.threshold,
-            "<=" => value <= self.threshold,
-            _ => false,
+    let names: Vec<&str> = ALARM_COMPARISONS.iter().map(|c| c.0).collect();
+    if !names.contains(&this.comparison.as_str()) {
+        return bad("comparison", one_of(&this.comparison, &names));
+    }
+    if !(this.period_s.is_finite() && this.period_s > 0.0) {
+        return bad("period_s", format!("{} is not a positive number of seconds — e.g. 60", this.period_s));
+    }
+    if !this.threshold.is_finite() {
+        return bad("threshold", "the threshold must be a finite number".into());
+    }
+    if this.evaluation_periods == 0 {
+        return bad("evaluation_periods", "0 periods — at least 1".into());
+    }
+    let m = this.datapoints();
+    if m == 0 || m > this.evaluation_periods {
+        return bad(
+            "datapoints_to_alarm",
+            format!("{m} out of {} periods — M must be between 1 and evaluation_periods ({})", this.evaluation_periods, this.evaluation_periods),
+        );
+    }
+    if let Some(c) = &this.config {
+        if !sc.configs.contains_key(c) {
+            let s = nearest(c, sc.configs.keys().map(|k| k.as_str())).or_else(|| sc.configs.keys().next().cloned());
+            return bad("config", format!("no config '{c}' in the scenario{}", s.map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default()));
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

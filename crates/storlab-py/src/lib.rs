@@ -217,7 +217,10 @@ impl Catalog {
     /// Simulates the scenario's workload on every config and returns the run
     /// record. `progress(fraction)` is called now and then; Ctrl-C stops the
     /// run and the record keeps what was simulated (`interrupted: true`).
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None))]
+    /// `config`, `threads`, `iodepth`, `duration_s` and `profile` override
+    /// the scenario (`storlab simulate --config ...`).
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None))]
+    #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
         py: Python<'_>,
@@ -226,14 +229,25 @@ impl Catalog {
         scenario_dir: String,
         period_s: Option<f64>,
         progress: Option<PyObject>,
+        config: Option<String>,
+        threads: Option<u32>,
+        iodepth: Option<u32>,
+        duration_s: Option<f64>,
+        profile: Option<String>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
+        if let Some(d) = duration_s {
+            if !(d > 0.0 && d.is_finite()) {
+                return Err(raise(py, "ScenarioError", format!("--duration {d}: give a positive time, e.g. 30s or 10m")));
+            }
+        }
+        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile };
         let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
             let mut report = |fraction: f64| {
                 w.set(0, fraction.to_bits());
                 !w.stopped()
             };
-            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &mut report)
+            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &overrides, &mut report)
         })?;
         let mut rec = rec.map_err(|e| e.to_py(py))?.into_record();
         rec.interrupted |= stopped;
@@ -246,12 +260,12 @@ impl Catalog {
 /// the run record. `progress(done_jobs, total_jobs)`. Ctrl-C stops the run;
 /// the record keeps what was measured and the test file is removed either way.
 #[pyfunction]
-#[pyo3(signature = (path, *, size_bytes, profile=None, job_name=None, job_text=None, engine=None, runs=None, runtime_s=None, interval_s=None, direct=None, seed=None, progress=None, existing_file=None))]
+#[pyo3(signature = (path, *, size_bytes=None, profile=None, job_name=None, job_text=None, engine=None, runs=None, runtime_s=None, interval_s=None, direct=None, seed=None, progress=None, existing_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn bench_disk_json(
     py: Python<'_>,
     path: String,
-    size_bytes: u64,
+    size_bytes: Option<u64>,
     profile: Option<&str>,
     job_name: Option<&str>,
     job_text: Option<&str>,
@@ -284,7 +298,8 @@ fn bench_disk_json(
         (None, None) => return Err(raise(py, "ScenarioError", "give --profile NAME or --job FILE.fio".into())),
     };
     let opts = storlab_bench::BenchOptions {
-        size_bytes,
+        // Presets measure a 1 GiB file unless told; a job file its jobs' `size`.
+        size_bytes: size_bytes.or(if preset.is_some() { defaults.size_bytes } else { None }),
         engine: kind,
         runs: runs.unwrap_or(preset.map_or(defaults.runs, |p| p.runs)),
         cdm: preset.is_some(),
@@ -545,8 +560,7 @@ fn alarms_json(py: Python<'_>, scenario_name: &str, scenario_text: &str, record_
     let rec: WithSeries = serde_json::from_str(record_json).map_err(|e| raise(py, "ScenarioError", format!("record: no series ({e})")))?;
     let mut out = Vec::new();
     for a in &sc.alarms {
-        let rule: storlab_record::alarms::AlarmRule = serde_json::from_value(serde_json::to_value(a).expect("alarm serialises")).expect("same fields");
-        let changes = storlab_record::alarms::evaluate(&rule, &rec.series).map_err(|e| raise(py, "ScenarioError", format!("{scenario_name}: {e}")))?;
+        let changes = storlab_record::alarms::evaluate(a, &rec.series).map_err(|e| raise(py, "ScenarioError", format!("{scenario_name}: {e}")))?;
         out.extend(changes);
     }
     out.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));

@@ -16,44 +16,72 @@
 use crate::{AlarmChange, Series, Stamp};
 use serde::{Deserialize, Serialize};
 
-/// An alarm as the scenario's `[[alarms]]` gives it (storlab-model's
-/// `AlarmSpec` has the same fields and checks them).
+/// One `[[alarms]]` entry of a scenario, read as it is written there (with
+/// CloudWatch's defaults; storlab-model checks its values against the
+/// scenario): a CloudWatch metric alarm with CloudWatch's field meanings.
+/// Each `period_s` gives one datapoint, the `statistic` of the metric over
+/// that period; the alarm looks at the last `evaluation_periods` (N)
+/// datapoints and goes to ALARM when `datapoints_to_alarm` (M) of them
+/// breach the threshold ("M out of N").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AlarmRule {
     pub name: String,
     pub metric: String,
+    #[serde(default = "average")]
     pub statistic: String,
+    #[serde(default = "sixty")]
     pub period_s: f64,
     pub threshold: f64,
     /// CloudWatch's names: GreaterThanOrEqualToThreshold, GreaterThanThreshold,
     /// LessThanThreshold, LessThanOrEqualToThreshold.
     pub comparison: String,
+    #[serde(default = "one")]
     pub evaluation_periods: u32,
-    /// M; `None` means M = N.
+    /// M; defaults to `evaluation_periods` (CloudWatch: "If you omit this, M = N").
     #[serde(default)]
     pub datapoints_to_alarm: Option<u32>,
+    /// Only series of this resource (`pool data`, `host`, ...).
     #[serde(default)]
     pub resource: Option<String>,
+    /// Only this config.
     #[serde(default)]
     pub config: Option<String>,
 }
+
+fn average() -> String {
+    "Average".into()
+}
+
+fn sixty() -> f64 {
+    60.0
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// CloudWatch's comparison operators for static thresholds, with the
+/// symbol used in alarm reasons.
+pub const COMPARISONS: [(&str, &str); 4] = [
+    ("GreaterThanOrEqualToThreshold", ">="),
+    ("GreaterThanThreshold", ">"),
+    ("LessThanThreshold", "<"),
+    ("LessThanOrEqualToThreshold", "<="),
+];
 
 pub const OK: &str = "OK";
 pub const ALARM: &str = "ALARM";
 pub const INSUFFICIENT_DATA: &str = "INSUFFICIENT_DATA";
 
 impl AlarmRule {
-    fn symbol(&self) -> &'static str {
-        match self.comparison.as_str() {
-            "GreaterThanOrEqualToThreshold" => ">=",
-            "GreaterThanThreshold" => ">",
-            "LessThanThreshold" => "<",
-            "LessThanOrEqualToThreshold" => "<=",
-            _ => "?",
-        }
+    /// The comparison's symbol, for reasons: `<`, `<=`, `>`, `>=`.
+    pub fn symbol(&self) -> &'static str {
+        COMPARISONS.iter().find(|c| c.0 == self.comparison).map_or("?", |c| c.1)
     }
 
-    fn breaches(&self, v: f64) -> bool {
+    /// True when `v` breaches the threshold.
+    pub fn breaches(&self, v: f64) -> bool {
         match self.symbol() {
             ">=" => v >= self.threshold,
             ">" => v > self.threshold,
@@ -63,7 +91,8 @@ impl AlarmRule {
         }
     }
 
-    fn m(&self) -> u32 {
+    /// M of "M out of N".
+    pub fn datapoints(&self) -> u32 {
         self.datapoints_to_alarm.unwrap_or(self.evaluation_periods)
     }
 
@@ -134,7 +163,7 @@ pub fn evaluate(rule: &AlarmRule, series: &[Series]) -> Result<Vec<AlarmChange>,
         .filter(|s| rule.resource.as_ref().map_or(true, |r| &s.resource == r))
         .collect();
     let n = rule.evaluation_periods.max(1) as usize;
-    let m = rule.m().max(1) as usize;
+    let m = rule.datapoints().max(1) as usize;
     let mut out = Vec::new();
     for s in &chosen {
         let shared = chosen.iter().filter(|o| o.config == s.config).count() > 1;

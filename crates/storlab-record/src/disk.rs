@@ -38,6 +38,11 @@ pub struct RunSummary {
     pub read: DirSummary,
     pub write: DirSummary,
     pub elapsed_s: f64,
+    /// When the measured window began, in seconds from the start of the
+    /// `bench disk` run: jobs fio runs at once (no `stonewall` between
+    /// them) have overlapping windows.
+    #[serde(default)]
+    pub start_s: f64,
     pub usr_cpu_s: f64,
     pub sys_cpu_s: f64,
     /// CPU µs per I/O, every thread of the process counted.
@@ -60,6 +65,10 @@ pub struct DiskJobRuns {
     pub best: usize,
     pub mean_iops: f64,
     pub mean_bw_bytes_s: f64,
+    /// Jobs this entry reports: more than one under fio's `group_reporting`
+    /// (then `numjobs` counts the threads of them all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<u32>,
 }
 
 /// What a measured I/O result adds to the common columns.

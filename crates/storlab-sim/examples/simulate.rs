@@ -20,7 +20,7 @@ fn main() {
         let path = Path::new(&arg);
         let text = std::fs::read_to_string(path).expect("scenario file");
         let t0 = Instant::now();
-        match storlab_sim::simulate(&cat, &arg, &text, path.parent().unwrap_or(Path::new(".")), None, &mut |_| true) {
+        match storlab_sim::simulate(&cat, &arg, &text, path.parent().unwrap_or(Path::new(".")), None, &storlab_sim::Overrides::default(), &mut |_| true) {
             Ok(rec) => {
                 let s = t0.elapsed().as_secs_f64();
                 eprintln!("{arg}: {} I/Os in {s:.3} s ({:.0} I/Os per s)", rec.simulated_ios, rec.simulated_ios as f64 / s);

@@ -13,7 +13,6 @@ pub use storlab_stats::rng;
 pub mod series;
 
 use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
-use std::ops::Range;
 use storlab_model::pacing::{PacerSet, Secs};
 use storlab_workload::Job;
 use serde::Serialize;
@@ -39,6 +38,114 @@ pub enum SimError {
     NoPool { file: String, config: String, job: String, role: String, valid: String },
     #[error("no latency model for {device} in the catalog — add a [[latency]] entry that covers it (docs/catalog.md)")]
     NoLatency { device: String },
+    #[error("{file}: --config '{config}': no such config{} — configs: {valid}", near_hint(.suggestion))]
+    NoConfig { file: String, config: String, suggestion: Option<String>, valid: String },
+    #[error("{file}: {what}: {message}")]
+    Override { file: String, what: String, message: String },
+    #[error("{file}: period {period} s over {planned_s} s of simulated time per config makes {points} points a series, above the {max} storlab keeps (CloudWatch's GetMetricData limit) — nearest valid period {nearest} s")]
+    Period { file: String, period: f64, planned_s: f64, points: u64, max: u64, nearest: String },
+}
+
+fn near_hint(s: &Option<String>) -> String {
+    s.as_ref().map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default()
+}
+
+/// Most points a series keeps: 100,800, the data points one CloudWatch
+/// GetMetricData request returns at most (Amazon CloudWatch API Reference,
+/// GetMetricData). A shorter period on a long run is refused before it
+/// starts, with the shortest period that fits.
+pub const MAX_SERIES_POINTS: u64 = 100_800;
+
+/// The shortest period that keeps `planned_s` within [`MAX_SERIES_POINTS`],
+/// rounded up to two significant digits (whole seconds from 1 s up).
+pub fn nearest_period(planned_s: f64) -> f64 {
+    let min = planned_s / MAX_SERIES_POINTS as f64;
+    if min >= 1.0 {
+        return min.ceil();
+    }
+    let decimals = (1 - min.log10().floor() as i32).max(0);
+    let m = 10f64.powi(decimals);
+    ((min * m).ceil() / m).max(1.0 / m)
+}
+
+/// Command-line changes to a scenario (`simulate --config`, `--threads`,
+/// `--iodepth`, `--duration`, `--profile`), applied to the parsed scenario
+/// and workload: one typed step, whatever the workload's kind.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    /// Run only this config.
+    pub config: Option<String>,
+    /// Every job's `numjobs`.
+    pub threads: Option<u32>,
+    /// Every job's `iodepth`.
+    pub iodepth: Option<u32>,
+    /// Every job's measured time (as `duration_s`).
+    pub duration: Option<std::time::Duration>,
+    /// A CrystalDiskMark preset replacing the scenario's workload.
+    pub profile: Option<String>,
+}
+
+impl Overrides {
+    /// Keeps only the config `--config` names (before any workload path runs).
+    pub fn select_config(&self, file: &str, sc: &mut ScenarioFile) -> Result<(), SimError> {
+        let Some(name) = &self.config else { return Ok(()) };
+        if !sc.configs.contains_key(name) {
+            let names: Vec<&str> = sc.configs.keys().map(|s| s.as_str()).collect();
+            return Err(SimError::NoConfig {
+                file: file.to_string(),
+                config: name.clone(),
+                suggestion: storlab_workload::nearest(name, names.iter().copied()),
+                valid: names.join(", "),
+            });
+        }
+        sc.configs.retain(|k, _| k == name);
+        Ok(())
+    }
+
+    /// The `[workload]` table with `--profile` in place of its jobs.
+    pub fn workload_table(&self, t: Option<&toml::Table>) -> Result<Option<toml::Table>, SimError> {
+        let Some(p) = &self.profile else { return Ok(t.cloned()) };
+        storlab_workload::presets::Preset::by_name(p)?;
+        let mut t = t.cloned().unwrap_or_default();
+        for k in ["profile", "fio", "jobs"] {
+            t.remove(k);
+        }
+        t.insert("profile".into(), toml::Value::String(p.clone()));
+        Ok(Some(t))
+    }
+
+    /// `--threads`, `--iodepth` and `--duration` on every job. A job named
+    /// the CrystalDiskMark way (`RND4K-Q32T1-read`) is renamed to match.
+    pub fn apply_to_jobs(&self, file: &str, wl: &mut Workload) -> Result<(), SimError> {
+        let bad = |what: &str, message: String| SimError::Override { file: file.to_string(), what: what.to_string(), message };
+        if self.threads == Some(0) {
+            return Err(bad("--threads", "0 — nearest valid value 1".into()));
+        }
+        if self.iodepth == Some(0) {
+            return Err(bad("--iodepth", "0 — nearest valid value 1".into()));
+        }
+        if self.duration.is_some_and(|d| d.is_zero()) {
+            return Err(bad("--duration", "0 — give a positive time, e.g. 30s or 10m".into()));
+        }
+        for j in &mut wl.jobs {
+            let cdm_named = j.name == j.cdm_name();
+            if let Some(n) = self.threads {
+                j.numjobs = n;
+            }
+            if let Some(n) = self.iodepth {
+                j.iodepth = n;
+            }
+            if let Some(d) = self.duration {
+                j.runtime = Some(d);
+                j.time_based = true;
+                j.loops = 1;
+            }
+            if cdm_named {
+                j.name = j.cdm_name();
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -187,36 +294,7 @@ pub fn series_sink(dep: &Deployment, st: &mut DeploymentState, period: f64) -> s
     series::SeriesSink::new(&dep.name, period, sink_pools, host_buckets, rds)
 }
 
-/// The runs of a job list, as fio starts them: a job with `stonewall` waits
-/// for every job before it to finish; the jobs between two stonewalls run
-/// at once.
-pub fn run_groups(jobs: &[Job]) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for (i, j) in jobs.iter().enumerate() {
-        match out.last_mut() {
-            Some(r) if !j.stonewall => r.end = i + 1,
-            _ => out.push(i..i + 1),
-        }
-    }
-    out
-}
-
-/// The results a run reports, as fio's reporting groups (a new one at each
-/// `stonewall` or `new_group`): with `group_reporting` the jobs of a group
-/// report as one, else each job on its own.
-pub fn report_groups(jobs: &[Job], run: Range<usize>) -> Vec<Range<usize>> {
-    let mut groups: Vec<Range<usize>> = Vec::new();
-    for i in run {
-        match groups.last_mut() {
-            Some(g) if !(jobs[i].stonewall || jobs[i].new_group) => g.end = i + 1,
-            _ => groups.push(i..i + 1),
-        }
-    }
-    groups
-        .into_iter()
-        .flat_map(|g| if jobs[g.clone()].iter().any(|j| j.group_reporting) { vec![g] } else { g.map(|i| i..i + 1).collect() })
-        .collect()
-}
+pub use storlab_workload::groups::{report_groups, run_groups};
 
 fn pool_of(file: &str, dep: &Deployment, job: &Job) -> Result<usize, SimError> {
     match &job.pool {
@@ -317,11 +395,14 @@ pub fn simulate(
     text: &str,
     dir: &Path,
     period_override: Option<f64>,
+    overrides: &Overrides,
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<SimRecord, SimError> {
-    let sc = ScenarioFile::from_toml(file, text)?;
+    let mut sc = ScenarioFile::from_toml(file, text)?;
+    overrides.select_config(file, &mut sc)?;
     let deps = resolve_all(cat, file, &sc)?;
-    let wl: Workload = storlab_workload::spec::from_table(file, dir, sc.workload.as_ref())?;
+    let mut wl: Workload = storlab_workload::spec::from_table(file, dir, overrides.workload_table(sc.workload.as_ref())?.as_ref())?;
+    overrides.apply_to_jobs(file, &mut wl)?;
     let period = period_override.unwrap_or(wl.period.as_secs_f64());
     let planned_per_config: f64 = run_groups(&wl.jobs)
         .into_iter()
@@ -331,6 +412,17 @@ pub fn simulate(
         })
         .sum();
     let planned = (planned_per_config * deps.len() as f64).max(1e-9);
+    let points = (planned_per_config / period).ceil();
+    if points > MAX_SERIES_POINTS as f64 {
+        return Err(SimError::Period {
+            file: file.to_string(),
+            period,
+            planned_s: planned_per_config,
+            points: points as u64,
+            max: MAX_SERIES_POINTS,
+            nearest: format!("{}", nearest_period(planned_per_config)),
+        });
+    }
 
     let mut results = Vec::new();
     let mut all_series = Vec::new();

@@ -19,5 +19,5 @@ pub fn catalog() -> Catalog {
 }
 
 pub fn simulate(cat: &Catalog, text: &str) -> storlab_sim::SimRecord {
-    storlab_sim::simulate(cat, "s.toml", text, Path::new("."), None, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+    storlab_sim::simulate(cat, "s.toml", text, Path::new("."), None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -16,7 +16,7 @@ fn with_fio(job_file: &str) -> storlab_sim::SimRecord {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("jobs.fio"), job_file).unwrap();
     let text = format!("[workload]\nfio = \"jobs.fio\"\n{GP3}");
-    let rec = storlab_sim::simulate(&common::catalog(), "s.toml", &text, &dir, None, &mut |_| true).unwrap_or_else(|e| panic!("{e}"));
+    let rec = storlab_sim::simulate(&common::catalog(), "s.toml", &text, &dir, None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_dir_all(&dir).unwrap();
     rec
 }

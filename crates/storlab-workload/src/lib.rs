@@ -4,6 +4,7 @@
 //! files (`fio`, a documented subset) or inline scenario tables.
 
 pub mod fio;
+pub mod groups;
 pub mod job;
 pub mod presets;
 pub mod profile;
@@ -43,7 +44,8 @@ fn hint_q(s: &Option<String>) -> String {
     s.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default()
 }
 
-pub(crate) fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+/// The candidate nearest to `wanted` (edit distance), if one is close.
+pub fn nearest<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     candidates
         .into_iter()
         .map(|c| (strsim::jaro_winkler(wanted, c), c))

@@ -3,7 +3,6 @@
 //! `[[workload.jobs]]` in fio's names; plus `duration_s` (simulated time per
 //! job where time matters), `seed` and `period_s` (the metrics period).
 
-use crate::fio::{parse_size, Ctx};
 use crate::job::{Job, Pattern};
 use crate::presets::Preset;
 use crate::WorkloadError;
@@ -112,8 +111,7 @@ fn inline_job(file: &str, i: usize, t: &toml::Table) -> Result<Job, WorkloadErro
         toml::Value::String(s) => s.clone(),
         other => other.to_string(),
     });
-    let cx = Ctx { file, line: 0 };
-    let size = |k: &str, v: &str| parse_size(&cx, k, v).map_err(|_| err(file, &at(k), format!("'{v}' is not a size (e.g. 4k, 1m, 1g)")));
+    let size = |k: &str, v: &str| parse_size(v).ok_or_else(|| err(file, &at(k), format!("'{v}' is not a size (e.g. 4k, 64KiB, 1m, 1g, 500MB)")));
     let rw_s = s("rw").ok_or_else(|| err(file, &at("rw"), "missing: read, write, randread, randwrite, rw or randrw"))?;
     let rw = Pattern::parse(&rw_s).ok_or_else(|| err(file, &at("rw"), format!("'{rw_s}' — use read, write, randread, randwrite, rw or randrw")))?;
     let mut j = Job::new("", rw);
@@ -192,6 +190,31 @@ fn inline_job(file: &str, i: usize, t: &toml::Table) -> Result<Job, WorkloadErro
     Ok(j)
 }
 
+/// Sizes in a scenario say what they mean, as everywhere in storlab outside
+/// fio job files: `KB`, `MB`, `GB`, `TB` are powers of 10 (SI); `KiB`,
+/// `MiB`, `GiB`, `TiB` powers of 2 (IEC 80000-13); the bare letters `k`,
+/// `m`, `g`, `t` powers of 2, as in fio and dd. Case does not matter.
+pub fn parse_size(v: &str) -> Option<u64> {
+    let s = v.trim().to_ascii_lowercase();
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let mult: f64 = match unit.trim() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024f64.powi(2),
+        "g" | "gib" => 1024f64.powi(3),
+        "t" | "tib" => 1024f64.powi(4),
+        _ => return None,
+    };
+    let bytes = n * mult;
+    (bytes.fract() == 0.0 && bytes.is_finite()).then_some(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +232,20 @@ mod tests {
         assert_eq!((j.name.as_str(), j.bs_bytes, j.iodepth), ("RND16K-Q64T1-write", 16384, 64));
         assert_eq!(j.runtime, Some(Duration::from_secs(4000)));
         assert_eq!(w.period, Duration::from_secs(60));
+    }
+
+    // 64MB = 64 × 10^6 bytes, 64MiB = 64 × 2^20 = 67,108,864, 4k = 4,096.
+    #[test]
+    fn scenario_sizes_say_what_they_mean() {
+        assert_eq!(parse_size("64MB"), Some(64_000_000));
+        assert_eq!(parse_size("64MiB"), Some(67_108_864));
+        assert_eq!(parse_size("4k"), Some(4096));
+        assert_eq!(parse_size("4KiB"), Some(4096));
+        assert_eq!(parse_size("1g"), Some(1 << 30));
+        assert_eq!(parse_size("lots"), None);
+        let t = table("[workload]\n[[workload.jobs]]\nrw = \"read\"\nbs = \"1MB\"\nsize = \"100MB\"\n");
+        let j = &from_table("s.toml", Path::new("."), Some(&t)).unwrap().jobs[0];
+        assert_eq!((j.bs_bytes, j.size_bytes), (1_000_000, 100_000_000));
     }
 
     #[test]

@@ -20,16 +20,39 @@ from storlab.export.fio import to_fio_json
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
 
 
+#: `bench disk --csv` columns, one row per result (docs/record.md, "CSV").
+DISK_CSV = ["job", "engine", "iops", "bw_bytes_s", "mean_iops", "mean_bw_bytes_s", "read_iops", "write_iops",
+            "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "outstanding",
+            "runtime_s", "runs", "cpu_us_per_io"]
+
+#: `bench db --csv` columns, one row per virtual-user count.
+DB_CSV = ["vus", "repeats", "nopm", "nopm_stdev", "tpm", "tpm_stdev", "tpm_client", "rows_per_min", "commits", "last_commit_s",
+          "errors", "lat_p99_us", "client_cpu_us_per_txn", "wal_bytes_per_txn", "buffer_cache_hit_ratio"]
+
+
 def _table(rec) -> Table:
+    from storlab.cli.out import latency
+
     t = Table(title=f"{rec['workload']} on {rec['host_info'].get('path')} "
-                    f"({rec['host_info'].get('filesystem')}, {rec['file_bytes'] >> 20} MiB test file)")
+                    f"({rec['host_info'].get('filesystem')}, {rec['file_bytes'] / 1e6:,.1f} MB test file; MB = 10^6 bytes)")
     for col in ("job", "MB/s (best)", "MB/s (mean)", "IOPS (best)", "latency mean", "p99", "CPU µs/I/O"):
-        t.add_column(col, justify="right" if col != "job" else "left", no_wrap=col == "job")
+        t.add_column(col, justify="right" if col != "job" else "left", no_wrap=col == "job", overflow="fold")
     for r in rec["results"]:
-        lat = lambda us: f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.1f} µs"  # noqa: E731
         t.add_row(r["job"], f"{r['bw_bytes_s'] / 1e6:,.1f}", f"{r['mean_bw_bytes_s'] / 1e6:,.1f}", f"{r['iops']:,.0f}",
-                  lat(r["lat_mean_us"]), lat(r["lat_p99_us"]), f"{r['cpu_us_per_io']:,.2f}")
+                  latency(r["lat_mean_us"]), latency(r["lat_p99_us"]), f"{r['cpu_us_per_io']:,.2f}")
     return t
+
+
+def db_rows(rec) -> list[dict]:
+    """`bench db --csv` rows: one per VU count, the table's figures unrounded."""
+    rows = []
+    for r in rec["results"]:
+        io = r.get("io_profile") or {}
+        rows.append({**r, "errors": sum(x["errors"] for x in r["txn"].values()),
+                     "lat_p99_us": max((x["lat_p99_us"] for x in r["txn"].values()), default=None),
+                     "wal_bytes_per_txn": (io.get("per_txn") or {}).get("wal_bytes"),
+                     "buffer_cache_hit_ratio": io.get("buffer_cache_hit_ratio")})
+    return rows
 
 
 @app.command("disk")
@@ -37,7 +60,7 @@ def disk_cmd(
     path: Path = typer.Option(..., "--path", help="An existing folder on the disk to measure; storlab writes only its own test file there and removes it."),
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset: cdm-default (default), cdm-peak, cdm-real-world, cdm-nvme."),
     job: Optional[Path] = typer.Option(None, "--job", help="A fio job file (the documented subset, docs/workloads.md)."),
-    size: str = typer.Option("1GiB", "--size", help="Test file size (binary units: 1GiB, 512MiB)."),
+    size: Optional[str] = typer.Option(None, "--size", help="Test file size: 1GiB, 512MiB (2^20), 500MB (10^6); default 1GiB, or a job file's largest size=. Given, it is every job's size."),
     runs: Optional[int] = typer.Option(None, "--runs", help="Measured runs per test (presets; default 3, CrystalDiskMark 9)."),
     runtime: Optional[float] = typer.Option(None, "--runtime", help="Seconds measured per run (presets default 5)."),
     interval: Optional[float] = typer.Option(None, "--interval", help="Seconds idle between tests (presets default 5)."),
@@ -45,6 +68,7 @@ def disk_cmd(
     buffered: bool = typer.Option(False, "--buffered", help="Use the page cache instead of O_DIRECT."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    csv_out: bool = typer.Option(False, "--csv", help="Print the results as CSV (columns: docs/record.md)."),
     output_format: Optional[str] = typer.Option(None, "--output-format", help="fio-json: fio-compatible JSON."),
     calibrate_out: Optional[Path] = typer.Option(None, "--calibrate-out", help="Write this disk as a measured local/ device (caps and QD1 latency) to a catalog overlay FILE."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
@@ -52,8 +76,11 @@ def disk_cmd(
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
 
+    from storlab.cli.out import console, csv_text, one_of
+
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
+    one_of(json_out or output_format is not None, csv_out)
     from storlab.cli.report import check_output
 
     check_output(report)
@@ -75,7 +102,7 @@ def disk_cmd(
     if emulate:
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
-        err.print(f"warning: {w} (--buffered says so up front)", style="yellow")
+        err.print(f"warning: {w}", style="yellow", soft_wrap=True, markup=False, highlight=False)
     if calibrate_out is not None and not rec["interrupted"]:
         from storlab.calibrate import machine_overlay
         from storlab.cli.simulate import write_atomically
@@ -91,15 +118,19 @@ def disk_cmd(
         typer.echo(to_fio_json(rec), nl=False)
     elif json_out or output_format == "json":
         typer.echo(to_json(rec), nl=False)
+    elif csv_out:
+        typer.echo(csv_text(DISK_CSV, rec["results"]), nl=False)
     else:
-        Console().print(_table(rec))
-        Console().print(Text("MB = 10^6 bytes; best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
+        console().print(_table(rec))
+        console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured; the test file was removed", style="yellow")
         raise typer.Exit(130)
 
 
 def _db_table(rec) -> Table:
+    from storlab.cli.out import latency
+
     t = Table(title=f"{rec['workload']} on {rec['inputs']['db']}")
     tpcc = rec["inputs"]["workload"]["kind"] == "tpcc"
     insert = rec["inputs"]["workload"]["kind"] == "insert"
@@ -108,7 +139,7 @@ def _db_table(rec) -> Table:
     cols = (["VUs"] + (["NOPM"] if tpcc else []) + (["rows/min", "last commit"] if insert else []) + ["TPM"]
             + (["client TPM"] if engine else []) + ["errors", "p99 (slowest)", "CPU µs/txn", "WAL B/txn", "cache hit"])
     for c in cols:
-        t.add_column(c, justify="right")
+        t.add_column(c, justify="right", overflow="fold")
     for r in rec["results"]:
         spread = lambda k: f" ±{r[k + '_stdev']:,.0f}" if r.get(k + "_stdev") else ""  # noqa: E731
         p99 = max((x["lat_p99_us"] for x in r["txn"].values()), default=0)
@@ -122,7 +153,7 @@ def _db_table(rec) -> Table:
         if insert:
             row += [f"{r['rows_per_min']:,.0f}", f"{r['last_commit_s']:.1f} s"]
         row += [f"{r['tpm']:,.0f}{spread('tpm')}"] + ([f"{r['tpm_client']:,.0f}"] if engine else []) + [str(errors),
-                f"{p99 / 1000:,.2f} ms", f"{r['client_cpu_us_per_txn']:,.0f}",
+                latency(p99), f"{r['client_cpu_us_per_txn']:,.0f}",
                 f"{wal:,.0f}" if wal is not None else "—", f"{hit:.1%}" if hit is not None else "—"]
         t.add_row(*row)
     return t
@@ -185,13 +216,16 @@ def db_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
+    csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.api import bench_db
+    from storlab.cli.out import console, csv_text, one_of
     from storlab.cli.report import check_output
 
+    one_of(json_out, csv_out)
     check_output(report)
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
@@ -219,8 +253,10 @@ def db_cmd(
         write_report_of(rec, Path("bench-db"), report)
     if json_out:
         typer.echo(to_json(rec), nl=False)
+    elif csv_out:
+        typer.echo(csv_text(DB_CSV, db_rows(rec)), nl=False)
     else:
-        Console().print(_db_table(rec))
+        console().print(_db_table(rec))
         for r in rec["results"]:
             if r.get("hammerdb"):
                 typer.echo(f"{r['vus']} VUs: {r['hammerdb']}")

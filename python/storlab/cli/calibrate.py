@@ -15,6 +15,10 @@ from storlab.cli import app
 from storlab.cli.simulate import write_atomically
 
 
+#: `calibrate --csv` columns, one row per calibrated device.
+CSV_FIELDS = ["device", "read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "provenance"]
+
+
 @app.command("calibrate")
 def calibrate_cmd(
     result: Path = typer.Argument(..., help="A storlab run record (JSON), fio JSON output, or a CrystalDiskMark text export."),
@@ -22,11 +26,22 @@ def calibrate_cmd(
     config: str = typer.Option(..., "--config", help="The config the result measured."),
     catalog_out: Path = typer.Option(..., "--catalog-out", help="Write the catalog overlay (TOML) here; load it with --catalog."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+    csv_out: bool = typer.Option(False, "--csv", help="Also print the fitted figures as CSV on stdout (columns: docs/record.md)."),
 ) -> None:
     """Fit the config's device latency (median and p99, read and write) to the result's QD1 jobs; caps stay the vendor's."""
+    from storlab.cli.simulate import check_writable
+
+    check_writable(catalog_out, "--catalog-out")
     text, summary = calibrate(result, scenario, config, catalog)
     write_atomically(catalog_out, text)
     lat = summary["latency"]
+    if csv_out:
+        import typer as _t
+
+        from storlab.cli.out import csv_text
+
+        rows = [{"device": d, **lat, "provenance": summary["provenance"]} for d in summary["devices"]]
+        _t.echo(csv_text(CSV_FIELDS, rows), nl=False)
     Console(stderr=True).print(
         f"{', '.join(summary['devices'])}: read {lat['read_median_us']:,.1f} µs median / {lat['read_p99_us']:,.1f} µs p99, "
         f"write {lat['write_median_us']:,.1f} / {lat['write_p99_us']:,.1f} µs ({summary['provenance']}) → {catalog_out}"

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from storlab import api
@@ -21,11 +20,14 @@ CatalogOpt = typer.Option(None, "--catalog", help="Extra catalog file or folder 
 def list_cmd(
     kind: Optional[str] = typer.Option(None, "--kind", help="Only 'device' or 'host' entries."),
     json_out: bool = typer.Option(False, "--json", help="Print as JSON."),
+    csv_out: bool = typer.Option(False, "--csv", help="Print as CSV: type, id, title, file."),
     catalog: Optional[list[Path]] = CatalogOpt,
 ) -> None:
     """Every device and host id, with its title and file."""
+    from storlab.cli.out import console, csv_text, one_of
     from storlab.errors import StorlabError
 
+    one_of(json_out, csv_out)
     if kind not in (None, "device", "host"):
         raise StorlabError(f"--kind '{kind}' — use 'device' or 'host'")
     cat = api.load_catalog(catalog)
@@ -37,13 +39,16 @@ def list_cmd(
     if json_out:
         typer.echo(to_json({"schema_version": 1, "tool": api.tool_info(), "entries": rows, "regions": cat["regions"]}), nl=False)
         return
+    if csv_out:
+        typer.echo(csv_text(["type", "id", "title", "file"], rows), nl=False)
+        return
     t = Table(show_edge=False)
     for col in ("type", "id", "title", "file"):
         t.add_column(col, overflow="fold")
     for r in rows:
         t.add_row(r["type"], r["id"], r["title"], r["file"])
-    Console().print(t)
-    Console().print(f"regions with prices: {', '.join(cat['regions'])}", style="dim")
+    console().print(t)
+    console().print(f"regions with prices: {', '.join(cat['regions'])}", style="dim")
 
 
 def _sources_used(value, default: str | None, out: set[str]) -> None:
@@ -77,7 +82,9 @@ def show_cmd(
     if json_out:
         typer.echo(to_json({"schema_version": 1, "tool": api.tool_info(), "id": e["id"], "type": e["type"], "file": e["file"], "entry": e["entry"], "prices": e["prices"], "sources": sources}), nl=False)
         return
-    con = Console()
+    from storlab.cli.out import console
+
+    con = console()
     con.print(f"[bold]{e['id']}[/bold] — {e['entry']['title']}  [dim]({e['type']}, {e['file']})[/dim]")
     for k, v in e["entry"].items():
         if k in ("id", "title", "src") or v in (None, [], {}, False):

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -16,23 +15,30 @@ from storlab.errors import StorlabError
 from storlab.export import to_json
 
 # How each figure prints: scale and format.
-_FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"), "lat_mean_us": (1e-3, ",.3f", " ms"), "lat_p99_us": (1e-3, ",.3f", " ms"),
+_FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"),
         "seq1m_read_bytes_s": (1e-6, ",.1f", " MB/s"), "seq1m_write_bytes_s": (1e-6, ",.1f", " MB/s")}
+
+#: `compare --csv` columns, one row per figure compared (docs/record.md, "CSV").
+CSV_FIELDS = ["config", "job", "vus", "figure", "key", "base", "new", "ratio", "noise", "beyond_spread", "better"]
 
 
 def _fmt(key: str, v: float | None) -> str:
     if v is None:
         return "—"
+    if key.startswith("lat_") and key.endswith("_us"):
+        from storlab.cli.out import latency
+
+        return latency(v)
     scale, f, unit = _FMT.get(key, (1, ",.0f", ""))
     return format(v * scale, f) + unit
 
 
 def compare_table(cmp: dict) -> Table:
-    t = Table(title=f"base {cmp['base']['path']} ({cmp['base']['engine']})  vs  new {cmp['new']['path']} ({cmp['new']['engine']})")
+    t = Table(title=f"base {cmp['base']['path']} ({cmp['base']['engine']})  vs  new {cmp['new']['path']} ({cmp['new']['engine']})  (MB/s: 10^6 bytes a second)")
     db = any(r["vus"] is not None for r in cmp["rows"])
     cols = ["config", "job"] + (["VUs"] if db else []) + ["figure", "base", "new", "new/base", "noise (2σ)", ""]
     for c in cols:
-        t.add_column(c, justify="left" if c in ("config", "job", "figure", "") else "right", no_wrap=c in ("job", "figure"))
+        t.add_column(c, justify="left" if c in ("config", "job", "figure", "") else "right", no_wrap=c in ("job", "figure"), overflow="fold")
     last = None
     for r in cmp["rows"]:
         key = (r["config"], r["job"], r["vus"])
@@ -54,11 +60,14 @@ def compare_cmd(
     base: Path = typer.Argument(..., help="The base record (JSON from simulate, bench disk, bench db or limits)."),
     new: Path = typer.Argument(..., help="The new record to hold against it."),
     json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+    csv_out: bool = typer.Option(False, "--csv", help="Print one row per figure as CSV (columns: docs/record.md)."),
 ) -> None:
     """Base vs new: the same jobs or VU counts of two records, the ratio, and ◆ where the difference exceeds the run-to-run spread."""
+    from storlab.cli.out import console, csv_text, one_of
     from storlab.report.compare import compare
     from storlab.report.records import load
 
+    one_of(json_out, csv_out)
     a, b = load(base), load(new)
     if (a.kind == "limits") != (b.kind == "limits"):
         raise StorlabError(f"{new}: a {'limits' if b.kind == 'limits' else 'run'} record beside a "
@@ -69,7 +78,11 @@ def compare_cmd(
     if json_out:
         typer.echo(to_json(cmp), nl=False)
         return
-    Console().print(compare_table(cmp))
+    if csv_out:
+        rows = [{**r, "base": r["a"], "new": r["b"]} for r in cmp["rows"]]
+        typer.echo(csv_text(CSV_FIELDS, rows), nl=False)
+        return
+    console().print(compare_table(cmp))
     notes = ["new/base: new divided by base; noise: twice the standard deviation of the repeats, the larger side's; "
              "◆: the difference exceeds the noise"]
     if any(r["noise"] is None for r in cmp["rows"]):
@@ -77,4 +90,4 @@ def compare_cmd(
     um = cmp.get("unmatched") or {}
     if um.get("base") or um.get("new"):
         notes.append(f"not compared: {um.get('base', 0)} result(s) of base and {um.get('new', 0)} of new have no counterpart")
-    Console().print(Text("\n".join(notes), style="dim"))
+    console().print(Text("\n".join(notes), style="dim"))

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 from storlab import api
 from storlab.cli import app
@@ -19,13 +18,20 @@ from storlab.export.limits import limits_table
 def limits_cmd(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     json_out: bool = typer.Option(False, "--json", help="Print the limits record as JSON."),
+    csv_out: bool = typer.Option(False, "--csv", help="Print one row per config as CSV (columns: docs/record.md)."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     at_iops: Optional[float] = typer.Option(None, "--at-iops", help="How long each bucket lasts at N IOPS (4 KiB random reads) per pool, and the rate after."),
     at_mb_s: Optional[float] = typer.Option(None, "--at-mb-s", help="The same at N MB/s (10^6 bytes, 1 MiB sequential reads) per pool."),
 ) -> None:
     """Ceilings per I/O pattern, with buckets full and empty, the component that binds, and the monthly cost."""
+    from storlab.cli.out import console, csv_text, one_of
+    from storlab.export.limits import CSV_FIELDS, limits_rows
+
+    one_of(json_out, csv_out)
     record = api.limits(scenario, catalog, at_iops=at_iops, at_mb_s=at_mb_s)
     if json_out:
         typer.echo(to_json(record), nl=False)
+    elif csv_out:
+        typer.echo(csv_text(CSV_FIELDS, limits_rows(record)), nl=False)
     else:
-        Console().print(limits_table(record))
+        console().print(limits_table(record))

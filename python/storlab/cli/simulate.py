@@ -19,6 +19,26 @@ from storlab.export import to_json
 from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
 
 
+def check_writable(path: Path, flag: str) -> None:
+    """Fails now, before any run, if `path` cannot be written: a folder, a
+    missing folder, a path under a file, or no permission to create files in
+    its folder (tried with a temporary file, so it holds for root too)."""
+    path = Path(path)
+    if path.is_dir():
+        raise StorlabError(f"{flag} {path}: is a folder — give a file name for the output")
+    parent = path.parent
+    if not parent.exists():
+        raise StorlabError(f"{flag} {path}: no such folder {parent} — create it or write elsewhere")
+    if not parent.is_dir():
+        raise StorlabError(f"{flag} {path}: {parent} is a file, not a folder — write the output elsewhere")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".check")
+    except OSError as e:
+        raise StorlabError(f"{flag} {path}: cannot write in {parent} ({e.strerror}) — write the output elsewhere") from None
+    os.close(fd)
+    Path(tmp).unlink(missing_ok=True)
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Writes `text` to `path` through a temporary file, so a failed or
     interrupted run never leaves a half-written file."""
@@ -27,7 +47,10 @@ def write_atomically(path: Path, text: str) -> None:
         raise StorlabError(f"{path}: is a folder — give a file name for the output")
     if not path.parent.exists():
         raise StorlabError(f"{path.parent}: no such folder for the output file")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise StorlabError(f"{path}: cannot write in {path.parent} ({e.strerror}) — write the output elsewhere") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -35,6 +58,19 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def parse_duration(text: str) -> float:
+    """`--duration`: seconds (30), or with a unit: 30s, 10m, 2h, 1d."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d)?\s*", text)
+    if not m:
+        raise StorlabError(f"--duration '{text}' is not a time — e.g. 30s, 10m or 2h")
+    s = float(m.group(1)) * {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}[m.group(2)]
+    if s <= 0:
+        raise StorlabError(f"--duration '{text}' must be positive — e.g. 30s")
+    return s
 
 
 @app.command("simulate")
@@ -47,13 +83,26 @@ def simulate_cmd(
     period: Optional[float] = typer.Option(None, "--period", help="Series period in seconds (default: the scenario's period_s, else 60)."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
+    config: Optional[str] = typer.Option(None, "--config", help="Run only this config of the scenario."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="Every job's numjobs (threads), replacing the scenario's."),
+    iodepth: Optional[int] = typer.Option(None, "--iodepth", help="Every job's iodepth, replacing the scenario's."),
+    duration: Optional[str] = typer.Option(None, "--duration", help="Simulated time per job (30, 30s, 10m, 2h), replacing the scenario's duration_s."),
+    profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset (cdm-default, cdm-peak, cdm-real-world, cdm-nvme) in place of the scenario's workload."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
-    if json_out and csv_out:
-        raise StorlabError("--json and --csv both print to stdout — choose one")
+    from storlab.cli.out import console, one_of
+
+    one_of(json_out, csv_out)
     from storlab.cli.report import check_output
 
     check_output(report)
+    if cloudwatch is not None:
+        check_writable(cloudwatch, "--cloudwatch")
+    for flag, v in (("--threads", threads), ("--iodepth", iodepth)):
+        if v is not None and v < 1:
+            raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
+    duration_s = None if duration is None else parse_duration(duration)
+    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
     try:
         from datetime import datetime
 
@@ -67,9 +116,9 @@ def simulate_cmd(
 
         with Progress("simulating", BarColumn(), "{task.percentage:>3.0f}%", TimeRemainingColumn(), console=err, transient=True) as bar:
             task = bar.add_task("sim", total=1.0)
-            record = api.simulate(scenario, catalog, period, progress=lambda f: bar.update(task, completed=f))
+            record = api.simulate(scenario, catalog, period, progress=lambda f: bar.update(task, completed=f), **overrides)
     else:
-        record = api.simulate(scenario, catalog, period)
+        record = api.simulate(scenario, catalog, period, **overrides)
 
     if cloudwatch is not None:
         write_atomically(cloudwatch, to_cloudwatch(record, start))
@@ -82,7 +131,7 @@ def simulate_cmd(
     elif csv_out:
         typer.echo(to_csv(record), nl=False)
     else:
-        Console().print(results_table(record))
+        console().print(results_table(record))
     if record.get("interrupted"):
         err.print("interrupted: results so far are above", style="yellow")
         raise typer.Exit(130)

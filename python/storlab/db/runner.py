@@ -65,6 +65,20 @@ def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
     return vus, False
 
 
+def _check_writable(folder: Path, dir: str) -> None:
+    """Creates and removes a file in `folder` (what SQLite will do), so a
+    folder without permission — or on a read-only file system, which stops
+    root too — is a one-line error before anything runs."""
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".storlab-check-")
+    except OSError as e:
+        raise StorlabError(f"--dir {dir}: cannot create files in {folder} ({e.strerror}) — give a folder you can write to") from None
+    os.close(fd)
+    Path(tmp).unlink(missing_ok=True)
+
+
 class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
@@ -85,6 +99,7 @@ class _Database:
                 if not d.parent.is_dir():
                     raise StorlabError(f"--dir {dir}: the folder {d.parent} does not exist — create it first")
                 self._created_dir = d
+            _check_writable(d if d.exists() else d.parent, dir)
             self.sqlite_path = d / SQLITE_FILE
             self.spec = {"sqlite": str(self.sqlite_path)}
             self.display = f"sqlite {self.sqlite_path}"

@@ -23,7 +23,7 @@ def fmt_value(key: str, v: float | None) -> str:
     if v is None:
         return "no limit modelled"
     if key.endswith("_bytes_s"):
-        return f"{v / MIB:,.1f} MiB/s"
+        return f"{v / 1e6:,.1f} MB/s"
     return f"{v:,.0f} IOPS" if v >= 100 else f"{v:,.2f} IOPS"
 
 
@@ -53,7 +53,7 @@ def _pool_lines(c: dict[str, Any]) -> Text:
         if p.get("provisioned_iops"):
             extra.append(f"{p['provisioned_iops']:,.0f} IOPS")
         if p.get("provisioned_throughput_mib_s"):
-            extra.append(f"{p['provisioned_throughput_mib_s']:,.0f} MiB/s")
+            extra.append(f"{p['provisioned_throughput_mib_s'] * MIB / 1e6:,.1f} MB/s")
         if p["host_cache"] != "none":
             extra.append(f"cache {p['host_cache']}")
         if p["path"] != "block":
@@ -65,7 +65,7 @@ def _pool_lines(c: dict[str, Any]) -> Text:
         if p["burst_s"] is not None:
             t.append(f", burst {p['burst_iops']:,.0f} IOPS for {fmt_seconds(p['burst_s'])}")
         if p.get("throughput_burst_s") is not None:
-            t.append(f"; throughput burst {p['burst_bytes_s'] / MIB:,.0f} MiB/s for {fmt_seconds(p['throughput_burst_s'])}")
+            t.append(f"; throughput burst {p['burst_bytes_s'] / 1e6:,.1f} MB/s for {fmt_seconds(p['throughput_burst_s'])}")
         if p.get("rds_striped_from_gib"):
             t.append(f"; RDS stripes {p['rds_striped_from_gib']:,.0f} GiB over {p['count']} volumes")
     return t
@@ -105,7 +105,7 @@ def _cost(c: dict[str, Any]) -> Text:
 def limits_table(record: dict[str, Any]) -> Group:
     configs = record["configs"]
     title = record.get("title") or record.get("scenario")
-    table = Table(title=title, show_lines=True, expand=False)
+    table = Table(title=f"{title}  (MB/s: 10^6 bytes a second)", show_lines=True, expand=False)
     table.add_column("", style="cyan", no_wrap=True)
     for c in configs:
         table.add_column(c["name"], overflow="fold", min_width=24)
@@ -137,3 +137,25 @@ def limits_table(record: dict[str, Any]) -> Group:
     if unverified or any(i["usd"] is None for c in configs for i in c["cost_breakdown"]):
         notes.append("* not confirmed by any source: " + ("; ".join(unverified) or "items without a price") + "\n", style="dim yellow")
     return Group(table, notes)
+
+
+#: `limits --csv` columns, one row per config (docs/record.md, "CSV"): each
+#: ceiling with buckets full, its binding component, and the same with
+#: buckets empty (`_sustained`); rates in IOPS or bytes a second.
+CSV_FIELDS = ["config", "host", "region"] + [
+    f"{key}{suffix}" for key, _ in ROWS for suffix in ("", "_binding", "_sustained", "_sustained_binding")
+] + ["monthly_cost_usd", "cost_complete"]
+
+
+def limits_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for c in record["configs"]:
+        row: dict[str, Any] = {"config": c["name"], "host": c["host"], "region": c["region"],
+                               "monthly_cost_usd": c["monthly_cost_usd"], "cost_complete": c["cost_complete"]}
+        for key, _ in ROWS:
+            row[key] = c["ceilings"][key]
+            row[f"{key}_binding"] = c["binding"][key]
+            row[f"{key}_sustained"] = c["sustained"][key]
+            row[f"{key}_sustained_binding"] = c["sustained_binding"][key]
+        rows.append(row)
+    return rows

@@ -3,8 +3,6 @@ CloudWatch-shaped JSON (`aws cloudwatch get-metric-data` output)."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -16,7 +14,7 @@ from rich.text import Text
 CSV_FIELDS = [
     "config", "job", "pool", "iops", "bw_bytes_s", "read_iops", "write_iops",
     "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us",
-    "outstanding", "ios", "start_s", "runtime_s", "binding",
+    "outstanding", "ios", "start_s", "runtime_s", "arrival_iops", "dropped", "binding",
 ]
 
 # Default start of the simulated clock in CloudWatch output: fixed, so the
@@ -25,14 +23,16 @@ DEFAULT_START = "2026-01-01T00:00:00+00:00"
 
 
 def _lat(us: float) -> str:
-    return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.0f} µs"
+    from storlab.cli.out import latency
+
+    return latency(us)
 
 
 def results_table(record: dict[str, Any]) -> Group:
     configs = list(dict.fromkeys(r["config"] for r in record["results"]))
     jobs = list(dict.fromkeys(r["job"] for r in record["results"]))
     by = {(r["config"], r["job"]): r for r in record["results"]}
-    t = Table(title=record.get("title") or record["scenario"], show_lines=True)
+    t = Table(title=f"{record.get('title') or record['scenario']}  (MB/s: 10^6 bytes a second)", show_lines=True)
     t.add_column("job", style="cyan", no_wrap=True)
     for c in configs:
         t.add_column(c, overflow="fold", min_width=22)
@@ -45,6 +45,8 @@ def results_table(record: dict[str, Any]) -> Group:
                 continue
             cell = Text(f"{r['iops']:,.0f} IOPS  {r['bw_bytes_s'] / 1e6:,.1f} MB/s", style="bold")
             cell.append(f"\nlatency {_lat(r['lat_mean_us'])} mean, {_lat(r['lat_p99_us'])} p99")
+            if r.get("dropped"):
+                cell.append(f"\n{r['dropped']:,} arrivals dropped (open-loop queue full)", style="yellow")
             cell.append("\n" + r["binding"], style="dim")
             cells.append(cell)
         t.add_row(j, *cells)
@@ -81,17 +83,19 @@ def alarm_lines(record: dict[str, Any]) -> list[str]:
 
 
 def to_csv(record: dict[str, Any]) -> str:
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    for r in record["results"]:
-        w.writerow(r)
-    return buf.getvalue()
+    """One row per config and job, the columns of CSV_FIELDS (docs/record.md)."""
+    from storlab.cli.out import csv_text
+
+    return csv_text(CSV_FIELDS, record["results"])
 
 
 def to_cloudwatch(record: dict[str, Any], start: str = DEFAULT_START) -> str:
     """`aws cloudwatch get-metric-data`-shaped JSON: one MetricDataResult per
-    series, timestamps as ISO 8601 from `start`, in ascending order."""
+    series, timestamps as ISO 8601 from `start`, in ascending order. An
+    interrupted run's series stop early: their StatusCode is `PartialData`,
+    CloudWatch's code for a result with more data to come (GetMetricData,
+    MetricDataResult.StatusCode: Complete | InternalError | PartialData |
+    Forbidden)."""
     t0 = datetime.fromisoformat(start)
     if t0.tzinfo is None:
         t0 = t0.replace(tzinfo=timezone.utc)
@@ -102,7 +106,7 @@ def to_cloudwatch(record: dict[str, Any], start: str = DEFAULT_START) -> str:
             "Label": f"{s['config']} {s['resource']} {s['metric']}",
             "Timestamps": [(t0 + timedelta(seconds=ts)).isoformat() for ts in s["timestamps"]],
             "Values": s["values"],
-            "StatusCode": "Complete",
+            "StatusCode": "PartialData" if record.get("interrupted") else "Complete",
             "Messages": [],
         })
     return json.dumps({"MetricDataResults": results, "Messages": []}, indent=2) + "\n"
