@@ -186,6 +186,7 @@ def db_cmd(
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
+    commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
@@ -207,7 +208,7 @@ def db_cmd(
             rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
                            repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
                            commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                           progress=line, profile_out=profile_out)
+                           progress=line, profile_out=profile_out, commit_log=commit_log)
         if emulate:
             rec = emulated.stamp(rec, emulate)
     finally:

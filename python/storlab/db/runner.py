@@ -175,6 +175,7 @@ def bench_db(
     threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
     profile_out: str | os.PathLike | None = None,
+    commit_log: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -190,6 +191,14 @@ def bench_db(
     if max_vus < 1:
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
+    if commit_log is not None:
+        if wspec["kind"] != "tpcc" or db == "sqlite":
+            raise StorlabError(f"--commit-log {commit_log}: TPC-C on PostgreSQL only (--workload tpcc, --db managed-postgres "
+                               "or a PostgreSQL URL) — leave it out")
+        try:
+            open(commit_log, "w").close()  # this run's keys only
+        except OSError as e:
+            raise StorlabError(f"--commit-log {commit_log}: cannot write it ({e.strerror}) — give a file in a folder you can write to") from None
     steps_vus, auto = parse_vus(vus, max_vus)
     is_insert = wspec["kind"] == "insert"
     dur_s = parse_duration(duration, "--duration") if duration is not None else (0.0 if is_insert else 300.0)
@@ -222,7 +231,8 @@ def bench_db(
     load = '{"loaded": false, "load_s": 0.0}'
     job = wspec["kind"] if wspec["kind"] != "custom" else wspec["file"]
     if wspec["kind"] == "tpcc":
-        wl = _native.DbWorkload.tpcc(warehouses=warehouses, all_warehouses=all_warehouses, key_and_think=key_and_think)
+        wl = _native.DbWorkload.tpcc(warehouses=warehouses, all_warehouses=all_warehouses, key_and_think=key_and_think,
+                                     commit_log=os.path.abspath(commit_log) if commit_log is not None else None)
     elif is_insert:
         wl = _native.DbWorkload.insert(rows_per_vu=rows, commit_every=commit_every)
     else:
