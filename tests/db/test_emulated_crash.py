@@ -51,13 +51,13 @@ def _mounted(path: Path) -> bool:
 
 
 class Emulator:
-    def __init__(self, d: Path, scenario: Path):
+    def __init__(self, d: Path, scenario: Path, *extra: str):
         self.backing, self.mount, self.ready = d / "backing", d / "mnt", d / "ready.json"
         self.mount.mkdir(exist_ok=True)
         self.ready.unlink(missing_ok=True)
         self.log = open(d / "emulate.log", "a")
         self.p = subprocess.Popen([sys.executable, "-m", "storlab.cli", "emulate", str(scenario), "--config", "io2",
-                                   "--backing", str(self.backing), "--mount", str(self.mount), "--ready-file", str(self.ready)],
+                                   "--backing", str(self.backing), "--mount", str(self.mount), "--ready-file", str(self.ready), *extra],
                                   stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
         while not self.ready.exists():
@@ -72,21 +72,48 @@ class Emulator:
         self.log.close()
 
 
-@pytest.fixture
-def where():
-    try:
-        find_pg_bin()
-    except DatabaseError as e:
-        pytest.skip(str(e))
+def _tmp() -> Path:
     # PostgreSQL runs as its own user when the tests run as root: a folder it may enter.
     d = Path(tempfile.mkdtemp(prefix="storlab-crash-", dir="/var/tmp"))
     d.chmod(0o755)
     (d / "emu.toml").write_text(SCENARIO)
-    yield d
+    return d
+
+
+def _clear(d: Path) -> None:
     with open("/proc/self/mountinfo") as f:
         if str(d) in f.read():
             subprocess.run([sys.executable, "-m", "storlab.cli", "emulate", "--unmount", str(d / "mnt")], capture_output=True)
     shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def loaded():
+    """A folder holding a cluster with one TPC-C warehouse, shut down
+    cleanly; each test adopts a copy as the emulator's backing folder. The
+    load runs on the plain disk (the crash, not the load, is under test)."""
+    try:
+        find_pg_bin()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    d = _tmp()
+    try:
+        with ManagedPostgres(d / "template" / "db", keep=True) as pg:
+            r = subprocess.run([sys.executable, "-m", "storlab.cli", "bench", "db", "--workload", "tpcc", "--db", pg.conninfo,
+                                "--warehouses", "1", "--vus", "1", "--rampup", "0", "--duration", "1", "--json"],
+                               capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr
+        yield d / "template"
+    finally:
+        _clear(d)
+
+
+@pytest.fixture
+def where(loaded):
+    d = _tmp()
+    subprocess.run(["cp", "-a", str(loaded), str(d / "backing")], check=True)
+    yield d
+    _clear(d)
 
 
 def _kill_server(pg: ManagedPostgres, postmaster: int) -> None:
@@ -107,8 +134,9 @@ def _kill_server(pg: ManagedPostgres, postmaster: int) -> None:
 
 
 def _run_until_killed(d: Path, pg: ManagedPostgres, kill) -> Path:
-    """Loads one warehouse and runs TPC-C with 3 users and a commit log;
-    once 30 New-Orders are logged (and at least 3 s in), calls kill()."""
+    """Runs TPC-C with 3 users and a commit log on the loaded warehouse;
+    once 30 New-Orders are logged and the run is at least 3 s old, calls
+    kill()."""
     log = d / "commits.txt"
     bench = subprocess.Popen([sys.executable, "-m", "storlab.cli", "bench", "db", "--workload", "tpcc", "--db", pg.conninfo,
                               "--warehouses", "1", "--vus", "3", "--rampup", "0", "--duration", "120",
@@ -158,7 +186,7 @@ def _check_recovered(d: Path, log: Path) -> None:
 
 def test_postgres_killed_mid_tpcc_recovers_every_committed_new_order(where):
     d = where
-    emu = Emulator(d, d / "emu.toml")
+    emu = Emulator(d, d / "emu.toml", "--adopt-backing")
     try:
         pg = ManagedPostgres(d / "mnt" / "db", keep=True)
         pg.start()
@@ -173,7 +201,7 @@ def test_postgres_killed_mid_tpcc_recovers_every_committed_new_order(where):
 
 def test_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new_order(where):
     d = where
-    emu = Emulator(d, d / "emu.toml")
+    emu = Emulator(d, d / "emu.toml", "--adopt-backing")
     try:
         pg = ManagedPostgres(d / "mnt" / "db", keep=True)
         pg.start()
