@@ -69,7 +69,7 @@ class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
     def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
-                 settings: dict[str, str] | None = None):
+                 settings: dict[str, str] | None = None, wal_dir: str | os.PathLike | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -93,7 +93,7 @@ class _Database:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
             from storlab.db.managed import ManagedPostgres
 
-            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings)
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings, wal_dir=wal_dir)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
@@ -101,6 +101,8 @@ class _Database:
             self.display = "postgres"
         else:
             raise StorlabError(f"--db '{db}' — use sqlite, managed-postgres, or a PostgreSQL URL such as postgres://USER@HOST/DB")
+        if wal_dir is not None and self.managed is None:
+            raise StorlabError("a WAL folder of its own needs --db managed-postgres (initdb --waldir)")
 
     def __enter__(self) -> _Database:
         if self.sqlite_path is not None:
@@ -176,6 +178,7 @@ def bench_db(
     progress: Callable[[dict[str, Any]], None] | None = None,
     profile_out: str | os.PathLike | None = None,
     commit_log: str | os.PathLike | None = None,
+    wal_dir: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -219,7 +222,7 @@ def bench_db(
                                "shared_buffers sizes and reads pg_stat_statements")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
     database = _Database(db, dbdir, keep, max(steps_vus) + 10,
-                         settings=dict(dbprofile.SETTINGS) if recording is not None else None)
+                         settings=dict(dbprofile.SETTINGS) if recording is not None else None, wal_dir=wal_dir)
 
     def report(**kw: Any) -> None:
         if progress is not None:
