@@ -56,7 +56,7 @@ class Emulated:
             time.sleep(0.05)
 
     def stop(self) -> None:
-        self.p.send_signal(signal.SIGINT)
+        self.p.send_signal(signal.SIGTERM)
         self.p.wait(timeout=120)
         self.log.close()
 

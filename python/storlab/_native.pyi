@@ -2,6 +2,7 @@
 JSON text; options left as None take the Rust defaults. Checked against the
 built module by `make test` (mypy's stubtest)."""
 
+import os
 from typing import Callable, final
 
 __all__ = [
@@ -85,7 +86,7 @@ class DbWorkload:
     """What runs: TPC-C, the insert storm or a workload file."""
 
     @staticmethod
-    def tpcc(*, warehouses: int | None = None, all_warehouses: bool | None = None, key_and_think: bool | None = None) -> DbWorkload: ...
+    def tpcc(*, warehouses: int | None = None, all_warehouses: bool | None = None, key_and_think: bool | None = None, commit_log: str | os.PathLike[str] | None = None) -> DbWorkload: ...
     @staticmethod
     def insert(*, rows_per_vu: int | None = None, commit_every: int | None = None) -> DbWorkload: ...
     @staticmethod

@@ -45,10 +45,13 @@ def config_roles(scenario: Path, config: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] | None = None) -> Iterator[list[Path]]:
+def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] | None = None,
+            series: list | None = None, period_s: float = 10.0) -> Iterator[list[Path]]:
     """Mounts the pools `roles` (None: the primary pool) of the `--emulate`
     spec under `workdir` (backing folders and mount points, removed after)
-    and yields the mount points; unmounts on the way out, even on Ctrl-C."""
+    and yields the mount points; unmounts on the way out, even on Ctrl-C.
+    With `series` (a list), the emulator's CloudWatch-style series (one
+    period of `period_s`) are appended to it once it has stopped."""
     scenario, config = parse_spec(spec)
     Path(workdir).mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="storlab-emulate-", dir=workdir))
@@ -61,6 +64,8 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
         if r:
             cmd += ["--pool", r]
         cmd += ["--backing", str(base / f"backing-{r or 'primary'}"), "--mount", str(m)]
+    if series is not None:
+        cmd += ["--metrics", str(base / "metrics.json"), "--period", f"{period_s:g}"]
     cmd += extra or []
     log = open(base / "emulate.log", "w+")
     p = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True, preexec_fn=_die_with_parent)
@@ -87,6 +92,11 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
             if os.path.ismount(m) or _stale(m):
                 subprocess.run([sys.executable, "-m", "storlab.cli", "emulate", "--unmount", str(m)], capture_output=True)
         log.close()
+        if series is not None:
+            try:
+                series += json.loads((base / "metrics.json").read_text())["series"]
+            except (OSError, ValueError, KeyError):
+                pass
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)

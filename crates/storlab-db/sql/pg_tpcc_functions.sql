@@ -12,13 +12,17 @@
 -- last; Delivery walks the districts in order. With those orders no two
 -- transactions can wait on each other in a cycle.
 
--- New-Order (clause 2.4.2). Returns the order's total amount. An item id that
+-- New-Order (clause 2.4.2). Returns the order's id (r_o_id) and total amount
+-- (r_total): the client's commit log (--commit-log) records the id. An item id that
 -- does not exist raises 'storlab-tpcc: unused item <id>' (SQLSTATE P0001)
 -- after the rest of the order has been processed (clause 2.4.2.3), which rolls
 -- the whole transaction back.
-CREATE OR REPLACE FUNCTION neword(p_w_id integer, p_d_id integer, p_c_id integer,
-    p_i_ids integer[], p_supply_w_ids integer[], p_quantities integer[])
-RETURNS numeric LANGUAGE plpgsql AS $$
+-- An older neword returned the amount alone; a return type cannot be replaced.
+DROP FUNCTION IF EXISTS neword(integer, integer, integer, integer[], integer[], integer[]);
+CREATE FUNCTION neword(p_w_id integer, p_d_id integer, p_c_id integer,
+    p_i_ids integer[], p_supply_w_ids integer[], p_quantities integer[],
+    OUT r_o_id integer, OUT r_total numeric)
+LANGUAGE plpgsql AS $$
 DECLARE
   v_ol_cnt     integer := cardinality(p_i_ids);
   v_w_tax      numeric;
@@ -120,7 +124,8 @@ BEGIN
     RAISE EXCEPTION 'storlab-tpcc: unused item %', v_missing_id USING ERRCODE = 'P0001';
   END IF;
 
-  RETURN round(v_sum * (1 - v_c_discount) * (1 + v_w_tax + v_d_tax), 2);
+  r_o_id := v_o_id;
+  r_total := round(v_sum * (1 - v_c_discount) * (1 + v_w_tax + v_d_tax), 2);
 END;
 $$;
 

@@ -84,6 +84,11 @@ pub trait Backend: Send {
     fn prepare<'a>(&'a mut self, sql: &'a Sql) -> BoxFuture<'a, std::result::Result<Stmt, String>>;
     /// Runs statements; an error rolls back whatever transaction is open.
     fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome>;
+    /// `transaction`, also returning the first column of the last
+    /// statement's first row (PostgreSQL; SQLite's routines return none).
+    fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
+        Box::pin(async move { (self.transaction(tx).await, None) })
+    }
     /// Runs schema SQL (several statements allowed), outside any transaction.
     fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>>;
     /// The first column of the first row of a query, as text.
@@ -130,7 +135,7 @@ impl PgBackend {
         Ok(PgBackend { c, stmts: vec![], begin, commit, open: false })
     }
 
-    async fn run(&mut self, tx: &Txn) -> std::result::Result<(), wire::WireError> {
+    async fn run(&mut self, tx: &Txn) -> std::result::Result<Option<String>, wire::WireError> {
         // A whole transaction of one statement runs as an autocommit
         // statement: one round trip (TPC-C's `SELECT fn(…)`).
         let single = tx.begin != Begin::Continue && tx.commit && tx.steps.len() == 1;
@@ -138,6 +143,7 @@ impl PgBackend {
             self.open = true;
             self.c.execute(&self.begin, |_| {}).await?;
         }
+        let mut value = None;
         if tx.pipelined {
             for chunk in tx.steps.chunks(PIPELINE) {
                 for (st, params) in chunk {
@@ -146,15 +152,19 @@ impl PgBackend {
                 self.c.sync().await?;
             }
         } else {
-            for (st, params) in &tx.steps {
-                self.c.execute(&self.stmts[st.0].st, |p| fill(p, params)).await?;
+            for (i, (st, params)) in tx.steps.iter().enumerate() {
+                if i + 1 == tx.steps.len() {
+                    value = self.c.execute_first(&self.stmts[st.0].st, |p| fill(p, params)).await?;
+                } else {
+                    self.c.execute(&self.stmts[st.0].st, |p| fill(p, params)).await?;
+                }
             }
         }
         if tx.commit && self.open {
             self.open = false;
             self.c.execute(&self.commit, |_| {}).await?;
         }
-        Ok(())
+        Ok(value)
     }
 }
 
@@ -189,15 +199,19 @@ impl Backend for PgBackend {
     }
 
     fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
+        Box::pin(async move { self.transaction_value(tx).await.0 })
+    }
+
+    fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
-            match self.run(&tx).await {
-                Ok(()) => Outcome::Commit,
+            let out = match self.run(&tx).await {
+                Ok(v) => return (Outcome::Commit, v),
                 Err(e) if e.is_closed() => Outcome::Lost(e.message()),
                 Err(e) => {
                     if std::mem::take(&mut self.open) {
                         if let Err(r) = self.c.simple("ROLLBACK").await {
                             if r.is_closed() {
-                                return Outcome::Lost(r.message());
+                                return (Outcome::Lost(r.message()), None);
                             }
                         }
                     }
@@ -209,7 +223,8 @@ impl Backend for PgBackend {
                         Outcome::Error(m)
                     }
                 }
-            }
+            };
+            (out, None)
         })
     }
 

@@ -463,6 +463,17 @@ impl Conn {
         self.sync().await
     }
 
+    /// `execute`, returning the first column of the first row as text
+    /// (`None`: no row, or NULL).
+    pub async fn execute_first(&mut self, st: &Stmt, fill: impl FnOnce(&mut Params)) -> Result<Option<String>, WireError> {
+        self.queue(st, fill);
+        sync(&mut self.wbuf);
+        self.flush().await?;
+        let mut first = None;
+        self.finish_with(Some(&mut first)).await?;
+        Ok(first)
+    }
+
     /// Queues the Bind and Execute of a prepared statement without sending
     /// them: several queued statements go in one write with `sync`.
     pub fn queue(&mut self, st: &Stmt, fill: impl FnOnce(&mut Params)) {

@@ -26,6 +26,13 @@ use storlab_model::resources::IoClass;
 
 /// The file storlab keeps in a backing folder it created; hidden from the mount.
 pub const MARKER: &str = ".storlab-backing";
+/// The emulator's own probe file (a round trip through the mount, to
+/// calibrate the floor); left out of listings and of the counters.
+pub const PROBE: &str = ".storlab-probe";
+/// A probe read's reply waits this long in the timer, as a paced reply
+/// does: the probe then pays what a paced I/O pays on top of its modelled
+/// time (the timer's hand-off, the reader waking after a sleep).
+pub const PROBE_DELAY: Duration = Duration::from_micros(500);
 
 const TTL: Duration = Duration::from_secs(1);
 
@@ -48,8 +55,11 @@ pub struct Shared {
     pub host_cache: Vec<Option<Mutex<Lru>>>,
     pub ram: Option<Mutex<Lru>>,
     /// The round trip through FUSE that the application sees on top of the
-    /// modelled time: taken off each deadline.
-    pub floor: Duration,
+    /// modelled time, in nanoseconds: taken off each deadline. Set by
+    /// `--floor-us`, or calibrated from probe reads while mounted.
+    pub floor_ns: AtomicU64,
+    /// The probe file's inode (0: none): its reads wait PROBE_DELAY and are not counted.
+    pub probe_ino: AtomicU64,
     pub paced: bool,
 }
 
@@ -215,6 +225,9 @@ impl PassFs {
     /// it. `None` when unpaced (reply now).
     fn pace(&self, ino: u64, fh: u64, read: bool, offset: u64, len: u64, arrived: Instant) -> Option<Instant> {
         let sh = &self.shared;
+        if ino == sh.probe_ino.load(Ordering::Relaxed) && self.pool == 0 {
+            return Some(arrived + PROBE_DELAY);
+        }
         let live = &sh.live[self.pool];
         live.ops.fetch_add(1, Ordering::Relaxed);
         live.bytes.fetch_add(len, Ordering::Relaxed);
@@ -254,8 +267,13 @@ impl PassFs {
         let done = sh.pacer.lock().unwrap().complete_at(Io { pool: self.pool, class, offset, len, sequential }, t);
         let lat = (done.0 - t.0).max(0.0);
         sh.period.lock().unwrap()[self.pool].add(read, len as f64, lat);
+        // The modelled completion is the time the application should see:
+        // `arrived` was taken before the backing I/O, so that I/O's own time
+        // is already inside it; the floor takes off the round trip through
+        // the kernel that the application sees on top.
         let due = sh.start + Duration::from_secs_f64(done.0);
-        Some(due.checked_sub(sh.floor).unwrap_or(due))
+        let floor = Duration::from_nanos(sh.floor_ns.load(Ordering::Relaxed));
+        Some(due.checked_sub(floor).unwrap_or(due))
     }
 
     fn reply_later(&self, due: Option<Instant>, f: impl FnOnce() + Send + 'static) {
@@ -603,7 +621,7 @@ impl Filesystem for PassFs {
         let me = self.lstat(&full).map(|s| s.st_ino).unwrap_or(0);
         let mut entries = vec![(self.fuse_ino(me), FileType::Directory, OsString::from(".")), (1, FileType::Directory, OsString::from(".."))];
         for e in rd.flatten() {
-            if ino.0 == 1 && e.file_name() == MARKER {
+            if ino.0 == 1 && (e.file_name() == MARKER || e.file_name() == PROBE) {
                 continue;
             }
             let ft = e.file_type().ok();

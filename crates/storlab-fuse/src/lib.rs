@@ -16,7 +16,7 @@ pub mod mount;
 pub mod pace;
 pub mod timer;
 
-use fs::{Live, PassFs, Shared, MARKER};
+use fs::{Live, PassFs, Shared, MARKER, PROBE, PROBE_DELAY};
 use metrics::{Counters, Recorder, Row};
 use pace::{Pacer, Secs};
 use std::path::{Path, PathBuf};
@@ -69,8 +69,9 @@ pub struct Options {
     pub metrics_port: Option<u16>,
     pub period_s: f64,
     pub seed: u64,
-    /// Taken off each modelled completion: FUSE's own round trip.
-    pub floor_us: f64,
+    /// Taken off each modelled completion: FUSE's own round trip. `None`:
+    /// calibrated while mounted (the mean of probe reads through the mount).
+    pub floor_us: Option<f64>,
     /// No caps and no latency: the pass-through alone (overhead baseline).
     pub unpaced: bool,
     /// Mount over a non-empty folder.
@@ -90,7 +91,7 @@ impl Default for Options {
             metrics_port: None,
             period_s: 60.0,
             seed: 1,
-            floor_us: 0.0,
+            floor_us: None,
             unpaced: false,
             nonempty: false,
             adopt_backing: false,
@@ -119,6 +120,8 @@ pub struct Status {
     pub metrics_port: Option<u16>,
     /// Set once every pool is mounted (the first call).
     pub mounted: bool,
+    /// The round trip taken off each modelled completion (µs).
+    pub floor_us: f64,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -128,6 +131,11 @@ pub struct Summary {
     pub scenario: String,
     pub config: String,
     pub elapsed_s: f64,
+    /// The round trip taken off each modelled completion (µs): given, or
+    /// the calibrated value at the end.
+    pub floor_us: f64,
+    /// Whether `floor_us` was calibrated from probe reads.
+    pub floor_calibrated: bool,
     pub series: Vec<metrics::Series>,
 }
 
@@ -253,7 +261,8 @@ pub fn emulate(
         live: (0..targets.len()).map(|_| Live::default()).collect(),
         host_cache,
         ram: opts.ram_bytes.map(|b| Mutex::new(cache::Lru::new(b))),
-        floor: Duration::from_secs_f64(opts.floor_us.max(0.0) * 1e-6),
+        floor_ns: std::sync::atomic::AtomicU64::new((opts.floor_us.unwrap_or(0.0).max(0.0) * 1e3) as u64),
+        probe_ino: std::sync::atomic::AtomicU64::new(0),
         paced: !opts.unpaced,
     });
     let rec = Arc::new(Mutex::new(Recorder { config: config_name.clone(), pools: names.clone(), period_s: opts.period_s, rows: Vec::new() }));
@@ -284,6 +293,15 @@ pub fn emulate(
                 return Err(EmulateError::Mount { path: t.mount.display().to_string(), source });
             }
         }
+    }
+
+    // The floor: what a 4 KiB direct read through the first mount takes
+    // beyond the time its reply was held (PROBE_DELAY), averaged over the
+    // last PROBE_KEEP probe reads: 200 at once, then 10 every second (the
+    // machine's load moves it).
+    let mut probe = if opts.floor_us.is_none() && !opts.unpaced { Probe::open(&targets[0], &shared).ok() } else { None };
+    if let Some(p) = probe.as_mut() {
+        p.run(&shared, 200);
     }
 
     let period = Duration::from_secs_f64(opts.period_s.max(0.01));
@@ -334,7 +352,11 @@ pub fn emulate(
                 .collect();
             drop(p);
             last.0 = now;
-            status(&Status { elapsed_s: t.0, pools, binding, metrics_port: port, mounted: first });
+            if let Some(pr) = probe.as_mut() {
+                pr.run(&shared, 10);
+            }
+            let floor_us = shared.floor_ns.load(Ordering::Relaxed) as f64 / 1e3;
+            status(&Status { elapsed_s: t.0, pools, binding, metrics_port: port, mounted: first, floor_us });
             first = false;
             next_status = now + Duration::from_secs(1);
         }
@@ -342,6 +364,11 @@ pub fn emulate(
         std::thread::sleep(wake.saturating_duration_since(Instant::now()));
     }
 
+    let floor_us = shared.floor_ns.load(Ordering::Relaxed) as f64 / 1e3;
+    let floor_calibrated = probe.is_some();
+    if let Some(p) = probe.take() {
+        p.close(&targets[0]);
+    }
     // Unmount, then end each session; a mount still in use is detached and
     // its connection aborted so that nothing hangs on it.
     for ((s, t), minor) in sessions.into_iter().zip(targets).zip(minors) {
@@ -368,5 +395,74 @@ pub fn emulate(
     let end = Instant::now();
     close_period(end);
     let r = rec.lock().unwrap();
-    Ok(Summary { schema_version: 1, engine: "emulate", scenario: file.into(), config: config_name, elapsed_s: end.duration_since(start).as_secs_f64(), series: r.series() })
+    Ok(Summary {
+        schema_version: 1,
+        engine: "emulate",
+        scenario: file.into(),
+        config: config_name,
+        elapsed_s: end.duration_since(start).as_secs_f64(),
+        floor_us,
+        floor_calibrated,
+        series: r.series(),
+    })
+}
+
+/// Probe reads kept for the floor's mean.
+const PROBE_KEEP: usize = 400;
+
+/// The floor's calibration: 4 KiB O_DIRECT reads of the probe file through
+/// the mount, each reply held PROBE_DELAY by the timer as a paced reply is,
+/// timed as the application would time them.
+struct Probe {
+    fd: i32,
+    buf: *mut u8,
+    samples: std::collections::VecDeque<f64>,
+}
+
+// SAFETY: the buffer is owned by the probe and used by one thread at a time.
+unsafe impl Send for Probe {}
+
+impl Probe {
+    fn open(t: &Target, shared: &Shared) -> std::io::Result<Probe> {
+        use std::os::unix::fs::MetadataExt;
+        let backing = t.backing.join(PROBE);
+        std::fs::write(&backing, vec![0u8; 4096])?;
+        shared.probe_ino.store(std::fs::metadata(&backing)?.ino(), Ordering::Relaxed);
+        let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(t.mount.join(PROBE).as_os_str())).unwrap_or_default();
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECT | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut buf: *mut libc::c_void = std::ptr::null_mut();
+        if unsafe { libc::posix_memalign(&mut buf, 4096, 4096) } != 0 {
+            unsafe { libc::close(fd) };
+            return Err(std::io::Error::other("no memory for the probe buffer"));
+        }
+        Ok(Probe { fd, buf: buf.cast(), samples: Default::default() })
+    }
+
+    /// `n` timed reads; the floor becomes the mean of the last PROBE_KEEP.
+    fn run(&mut self, shared: &Shared, n: usize) {
+        for _ in 0..n {
+            let t0 = Instant::now();
+            let r = unsafe { libc::pread(self.fd, self.buf.cast(), 4096, 0) };
+            if r < 0 {
+                return;
+            }
+            self.samples.push_back(t0.elapsed().saturating_sub(PROBE_DELAY).as_secs_f64());
+            if self.samples.len() > PROBE_KEEP {
+                self.samples.pop_front();
+            }
+        }
+        let mean = self.samples.iter().sum::<f64>() / self.samples.len().max(1) as f64;
+        shared.floor_ns.store((mean * 1e9) as u64, Ordering::Relaxed);
+    }
+
+    fn close(self, t: &Target) {
+        unsafe {
+            libc::close(self.fd);
+            libc::free(self.buf.cast());
+        }
+        let _ = std::fs::remove_file(t.backing.join(PROBE));
+    }
 }

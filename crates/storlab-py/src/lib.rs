@@ -356,14 +356,15 @@ struct DbWorkload {
 #[pymethods]
 impl DbWorkload {
     #[staticmethod]
-    #[pyo3(signature = (*, warehouses=None, all_warehouses=None, key_and_think=None))]
-    fn tpcc(warehouses: Option<u32>, all_warehouses: Option<bool>, key_and_think: Option<bool>) -> DbWorkload {
+    #[pyo3(signature = (*, warehouses=None, all_warehouses=None, key_and_think=None, commit_log=None))]
+    fn tpcc(warehouses: Option<u32>, all_warehouses: Option<bool>, key_and_think: Option<bool>, commit_log: Option<std::path::PathBuf>) -> DbWorkload {
         let d = storlab_db::TpccOptions::default();
         DbWorkload {
             inner: storlab_db::Workload::Tpcc(storlab_db::TpccOptions {
                 warehouses: warehouses.unwrap_or(d.warehouses),
                 all_warehouses: all_warehouses.unwrap_or(d.all_warehouses),
                 key_and_think: key_and_think.unwrap_or(d.key_and_think),
+                commit_log,
             }),
         }
     }

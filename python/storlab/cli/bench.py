@@ -218,6 +218,7 @@ def db_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
+    commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
@@ -229,6 +230,8 @@ def db_cmd(
     check_output(report)
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
+    emu_series: list = []
+    wal_dir: Optional[Path] = None
     try:
         with contextlib.ExitStack() as stack:
             if emulate:
@@ -237,13 +240,28 @@ def db_cmd(
 
                 if dir is None:
                     raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
-                dir = stack.enter_context(emulated.mounted(emulate, dir, [None]))[0]
+                # PostgreSQL's WAL goes to the config's log pool when it has one
+                # (initdb --waldir on a second emulated mount), as on the
+                # modelled host; SQLite keeps its WAL beside its file.
+                scenario_path, config_name = emulated.parse_spec(emulate)
+                roles: list[str | None] = [None]
+                have = emulated.config_roles(scenario_path, config_name)
+                others = [r for r in have if r != "log"]
+                if db == "managed-postgres" and "log" in have and others:
+                    # Several pools are named (the primary: data, else the first other).
+                    roles = ["data" if "data" in others else others[0], "log"]
+                mounts = stack.enter_context(emulated.mounted(emulate, dir, roles, series=emu_series))
+                dir = mounts[0]
+                if len(mounts) > 1:
+                    wal_dir = mounts[1] / "pg_wal"
             rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
                            repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
                            commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                           progress=line, profile_out=profile_out)
+                           progress=line, profile_out=profile_out, commit_log=commit_log, wal_dir=wal_dir)
         if emulate:
             rec = emulated.stamp(rec, emulate)
+            # The emulated volume as CloudWatch would have shown it, per pool.
+            rec["series"] = rec.get("series", []) + emu_series
     finally:
         if line:
             line.done()

@@ -26,7 +26,7 @@ def _status_line(s: dict) -> str:
         bb = f"  BurstBalance {bb:5.1f} %" if bb is not None else ""
         parts.append(f"{p['pool']}: {p['iops']:8.0f} IOPS {p['bw_bytes_s'] / 1e6:7.1f} MB/s  queue {p['in_flight']:3d}{bb}")
     bind = s.get("binding") or "nothing (no I/O waited)"
-    return f"{s['elapsed_s']:7.0f} s  " + "  |  ".join(parts) + f"  binds: {bind}"
+    return f"{s['elapsed_s']:7.0f} s  " + "  |  ".join(parts) + f"  floor {s.get('floor_us', 0):.0f} µs  binds: {bind}"
 
 
 @app.command("emulate")
@@ -41,7 +41,7 @@ def emulate_cmd(
     metrics: Optional[Path] = typer.Option(None, "--metrics", help="Write the CloudWatch-style series (JSON) to FILE every period."),
     metrics_port: Optional[int] = typer.Option(None, "--metrics-port", help="Serve the last period's metrics in Prometheus text format on 127.0.0.1:PORT."),
     period: float = typer.Option(60.0, "--period", help="Series period in seconds."),
-    floor_us: float = typer.Option(0.0, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine (bench/emulate_precision.py measures it)."),
+    floor_us: Optional[float] = typer.Option(None, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine. Default: calibrated while mounted (the mean of unpaced probe reads through the mount, renewed every second); 0 takes nothing off."),
     no_caps: bool = typer.Option(False, "--no-caps", help="Pass-through only: no caps, no latency (to measure the emulator's overhead)."),
     nonempty: bool = typer.Option(False, "--nonempty", help="Mount even over a folder that has files (they are hidden while mounted)."),
     adopt_backing: bool = typer.Option(False, "--adopt-backing", help="Use a backing folder with files that storlab did not create."),
@@ -71,6 +71,8 @@ def emulate_cmd(
         raise StorlabError(f"--period {period}: must be positive — e.g. 60")
     if ram is not None and not ram > 0:
         raise StorlabError(f"--ram {ram}: GiB of page cache, positive — e.g. 8")
+    if floor_us is not None and not floor_us >= 0:
+        raise StorlabError(f"--floor-us {floor_us}: microseconds, 0 or more — e.g. 50 (or leave it out to calibrate)")
     if metrics_port is not None and not 0 <= metrics_port <= 65535:
         raise StorlabError(f"--metrics-port {metrics_port}: a TCP port from 0 to 65535 — e.g. 9101")
     roles = list(pool) if pool else [None] * len(mount)
@@ -92,7 +94,10 @@ def emulate_cmd(
     def _stop(signum, frame):
         raise KeyboardInterrupt
 
-    # Ctrl-C, SIGTERM and SIGHUP all end the run the same way: unmount, then exit.
+    # Ctrl-C, SIGTERM and SIGHUP all end the run the same way: unmount, then
+    # exit. SIGINT too when started from a background job, whose shell set
+    # it to be ignored (Python then leaves it ignored).
+    signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGHUP, _stop)
     tty = sys.stderr.isatty()
@@ -110,6 +115,7 @@ def emulate_cmd(
     summary = api.emulate(scenario, config, targets, options, catalog=catalog, status=status)
     if tty:
         print(file=sys.stderr)
-    print(f"unmounted after {summary['elapsed_s']:.0f} s", file=sys.stderr)
+    how = "calibrated" if summary.get("floor_calibrated") else "given"
+    print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how})", file=sys.stderr)
     if json_out:
         print(json.dumps(summary, indent=2))

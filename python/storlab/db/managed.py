@@ -154,8 +154,13 @@ class ManagedPostgres:
     once started (a long DIR moves the socket to a temp folder)."""
 
     def __init__(self, dir: str | os.PathLike, *, keep: bool = False, max_connections: int = 100,
-                 settings: dict[str, str] | None = None, bin_dir: Path | None = None):
+                 settings: dict[str, str] | None = None, bin_dir: Path | None = None,
+                 wal_dir: str | os.PathLike | None = None):
         self.dir = Path(os.path.abspath(os.fspath(dir)))
+        # initdb --waldir: the WAL in a folder of its own (e.g. on a log
+        # volume); storlab creates it, so it must not exist yet.
+        self.wal_dir = Path(os.path.abspath(os.fspath(wal_dir))) if wal_dir is not None else None
+        self._created_wal = False
         self.keep = keep
         if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
             raise DatabaseError(f"max_connections {max_connections!r} — give a whole number of at least 1, e.g. 100")
@@ -284,8 +289,12 @@ class ManagedPostgres:
                                     "pick a DIR on a file system that supports ownership") from None
             self._check_reachable()
         if not reuse:
+            waldir = []
+            if self.wal_dir is not None:
+                self._make_wal_dir()
+                waldir = [f"--waldir={self.wal_dir}"]
             r = self._run([self._bin("initdb"), "-D", str(self.data_dir), "-U", self.user,
-                           "--auth-local=trust", "--auth-host=reject"], as_server=True, timeout=300)
+                           "--auth-local=trust", "--auth-host=reject", *waldir], as_server=True, timeout=300)
             if r.returncode != 0:
                 raise DatabaseError(f"initdb failed for {self.data_dir}: {_tail(r.stderr or r.stdout)} — "
                                     "fix the cause above (disk space, permissions, locale)")
@@ -304,6 +313,19 @@ class ManagedPostgres:
         if r.returncode != 0:
             raise DatabaseError(f"cannot create database {DBNAME}: {_tail(r.stderr or r.stdout)} — "
                                 "fix the cause above")
+
+    def _make_wal_dir(self) -> None:
+        assert self.wal_dir is not None
+        if self.wal_dir.exists():
+            raise DatabaseError(f"WAL folder {self.wal_dir} already exists — storlab creates it for a new cluster; "
+                                "move it away or pick another place")
+        try:
+            self.wal_dir.mkdir(mode=0o700, parents=True)
+            self._created_wal = True
+            if self._root:
+                os.chown(self.wal_dir, self._pw.pw_uid, self._pw.pw_gid)
+        except OSError as e:
+            raise DatabaseError(f"cannot create the WAL folder {self.wal_dir} ({e.strerror}) — pick a folder you can write to") from None
 
     def sql(self, text: str, dbname: str = DBNAME) -> str:
         """Runs SQL through psql on the running cluster; the unaligned output."""
@@ -497,7 +519,8 @@ class ManagedPostgres:
 
     def _cleanup(self, *, remove_cluster: bool) -> None:
         errors: list[str] = []
-        for path in [self._tmp_socket, self.base if remove_cluster and self.base.exists() else None]:
+        wal = self.wal_dir if remove_cluster and self._created_wal and self.wal_dir is not None and self.wal_dir.exists() else None
+        for path in [self._tmp_socket, self.base if remove_cluster and self.base.exists() else None, wal]:
             if path is not None:
                 try:
                     shutil.rmtree(path)
@@ -505,6 +528,8 @@ class ManagedPostgres:
                     errors.append(f"{e.filename or path} ({e.strerror})")
         self._tmp_socket = None
         self._created_base = False
+        if remove_cluster:
+            self._created_wal = False
         if remove_cluster and self._created_top is not None:
             for d in [self.dir, *self.dir.parents]:  # only if empty: never delete what others put there
                 try:

@@ -83,7 +83,7 @@ class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
     def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
-                 settings: dict[str, str] | None = None):
+                 settings: dict[str, str] | None = None, wal_dir: str | os.PathLike | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -108,7 +108,7 @@ class _Database:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
             from storlab.db.managed import ManagedPostgres
 
-            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings)
+            self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings, wal_dir=wal_dir)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
@@ -116,6 +116,8 @@ class _Database:
             self.display = "postgres"
         else:
             raise StorlabError(f"--db '{db}' — use sqlite, managed-postgres, or a PostgreSQL URL such as postgres://USER@HOST/DB")
+        if wal_dir is not None and self.managed is None:
+            raise StorlabError("a WAL folder of its own needs --db managed-postgres (initdb --waldir)")
 
     def __enter__(self) -> _Database:
         if self.sqlite_path is not None:
@@ -190,6 +192,8 @@ def bench_db(
     threads: int = 0,
     progress: Callable[[dict[str, Any]], None] | None = None,
     profile_out: str | os.PathLike | None = None,
+    commit_log: str | os.PathLike | None = None,
+    wal_dir: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -205,6 +209,14 @@ def bench_db(
     if max_vus < 1:
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
+    if commit_log is not None:
+        if wspec["kind"] != "tpcc" or db == "sqlite":
+            raise StorlabError(f"--commit-log {commit_log}: TPC-C on PostgreSQL only (--workload tpcc, --db managed-postgres "
+                               "or a PostgreSQL URL) — leave it out")
+        try:
+            open(commit_log, "w").close()  # this run's keys only
+        except OSError as e:
+            raise StorlabError(f"--commit-log {commit_log}: cannot write it ({e.strerror}) — give a file in a folder you can write to") from None
     steps_vus, auto = parse_vus(vus, max_vus)
     is_insert = wspec["kind"] == "insert"
     dur_s = parse_duration(duration, "--duration") if duration is not None else (0.0 if is_insert else 300.0)
@@ -225,7 +237,7 @@ def bench_db(
                                "shared_buffers sizes and reads pg_stat_statements")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
     database = _Database(db, dbdir, keep, max(steps_vus) + 10,
-                         settings=dict(dbprofile.SETTINGS) if recording is not None else None)
+                         settings=dict(dbprofile.SETTINGS) if recording is not None else None, wal_dir=wal_dir)
 
     def report(**kw: Any) -> None:
         if progress is not None:
@@ -237,7 +249,8 @@ def bench_db(
     load = '{"loaded": false, "load_s": 0.0}'
     job = wspec["kind"] if wspec["kind"] != "custom" else wspec["file"]
     if wspec["kind"] == "tpcc":
-        wl = _native.DbWorkload.tpcc(warehouses=warehouses, all_warehouses=all_warehouses, key_and_think=key_and_think)
+        wl = _native.DbWorkload.tpcc(warehouses=warehouses, all_warehouses=all_warehouses, key_and_think=key_and_think,
+                                     commit_log=os.path.abspath(commit_log) if commit_log is not None else None)
     elif is_insert:
         wl = _native.DbWorkload.insert(rows_per_vu=rows, commit_every=commit_every)
     else:

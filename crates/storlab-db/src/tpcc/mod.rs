@@ -22,6 +22,11 @@ pub struct TpccOptions {
     pub all_warehouses: bool,
     /// Keying and thinking times of clause 5.2.5.7 (off by default, as in HammerDB).
     pub key_and_think: bool,
+    /// PostgreSQL: append "w_id d_id o_id" of every New-Order to this file
+    /// once its COMMIT is acknowledged (one write(2) per line), so that a
+    /// crash test can check that every order the client saw committed
+    /// survived. Off by default.
+    pub commit_log: Option<std::path::PathBuf>,
 }
 
 /// Builds (or reuses) the schema of `warehouses` warehouses. Each engine

@@ -4,7 +4,8 @@
 //! `SELECT fn(…)`, SQLite's client-side SQL in a transaction.
 
 use super::{sqlite, Input, Kind, Terminal, TpccOptions};
-use crate::backend::{self, Backend, Begin, Sql, Stmt, Txn};
+use crate::backend::{self, Backend, Begin, Dialect, Sql, Stmt, Txn};
+use std::io::Write;
 use crate::error::{DbError, Result};
 use crate::session::{BoxFuture, Db, Outcome, Plan, Session, Value};
 use std::time::Duration;
@@ -16,7 +17,7 @@ pub const UNUSED_ITEM: &str = "storlab-tpcc: unused item";
 /// The five transactions in `Kind::ALL` order.
 pub fn routines() -> [Sql; 5] {
     [
-        Sql::Routine { postgres: "SELECT neword($1, $2, $3, $4, $5, $6)", sqlite: sqlite::new_order_routine, rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT r_o_id, r_total FROM neword($1, $2, $3, $4, $5, $6)", sqlite: sqlite::new_order_routine, rollback: UNUSED_ITEM },
         Sql::Routine { postgres: "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)", sqlite: sqlite::payment_routine, rollback: UNUSED_ITEM },
         Sql::Routine { postgres: "SELECT ostat($1, $2, $3, $4, $5)", sqlite: sqlite::order_status_routine, rollback: UNUSED_ITEM },
         Sql::Routine { postgres: "SELECT delivery($1, $2)", sqlite: sqlite::delivery_routine, rollback: UNUSED_ITEM },
@@ -58,6 +59,8 @@ struct TpccSession {
     t: Terminal,
     input: Option<Input>,
     key_and_think: bool,
+    /// `--commit-log`: the file (opened for appending) and its name.
+    log: Option<(std::fs::File, String)>,
 }
 
 fn pauses(t: &mut Terminal, k: Kind, on: bool) -> (Duration, Duration) {
@@ -77,7 +80,17 @@ pub async fn session(db: &Db, o: &TpccOptions, vu: u32, vus: u32, seed: u64) -> 
         st.push(b.prepare(sql).await.map_err(|e| DbError::sql("preparing the TPC-C calls (are the functions installed?)", e))?);
     }
     let st: [Stmt; 5] = st.try_into().map_err(|_| DbError::Input("five statements".into()))?;
-    Ok(Box::new(TpccSession { b, st, t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses), input: None, key_and_think: o.key_and_think }))
+    let log = match &o.commit_log {
+        None => None,
+        Some(_) if b.dialect() != Dialect::Postgres => {
+            return Err(DbError::Input("--commit-log needs PostgreSQL (SQLite's New-Order does not report its order id) — leave it out".into()))
+        }
+        Some(p) => {
+            let f = std::fs::OpenOptions::new().append(true).create(true).open(p).map_err(|e| DbError::Input(format!("--commit-log {}: {e}", p.display())))?;
+            Some((f, p.display().to_string()))
+        }
+    };
+    Ok(Box::new(TpccSession { b, st, t: Terminal::new(seed, vu, vus, o.warehouses, o.all_warehouses), input: None, key_and_think: o.key_and_think, log }))
 }
 
 impl Session for TpccSession {
@@ -92,7 +105,27 @@ impl Session for TpccSession {
             let input = self.input.take().expect("planned");
             let k = input.kind();
             let begin = if matches!(k, Kind::OrderStatus | Kind::StockLevel) { Begin::Read } else { Begin::Write };
-            let out = self.b.transaction(Txn::one(begin, self.st[k.index()], input.into_values())).await;
+            let key = match (&input, &self.log) {
+                (Input::NewOrder { w_id, d_id, .. }, Some(_)) => Some((*w_id, *d_id)),
+                _ => None,
+            };
+            let tx = Txn::one(begin, self.st[k.index()], input.into_values());
+            let Some((w_id, d_id)) = key else {
+                return (self.b.transaction(tx).await, 1);
+            };
+            let (out, o_id) = self.b.transaction_value(tx).await;
+            if let (Outcome::Commit, Some((f, name))) = (&out, &mut self.log) {
+                // The COMMIT was acknowledged (autocommit: the reply came after
+                // it): only now is the key written, in one write(2) of an
+                // O_APPEND file, so lines of several users never interleave
+                // and a line on file is a commit the server acknowledged.
+                let Some(o_id) = o_id else {
+                    return (Outcome::Error("neword returned no order id (reinstall the TPC-C functions)".into()), 1);
+                };
+                if let Err(e) = f.write_all(format!("{w_id} {d_id} {o_id}\n").as_bytes()) {
+                    return (Outcome::Error(format!("--commit-log {name}: {e}")), 1);
+                }
+            }
             (out, 1)
         })
     }
