@@ -49,9 +49,11 @@ class Catalog:
         iodepth: int | None = None,
         duration_s: float | None = None,
         profile: str | None = None,
+        profiles_dir: str | None = None,
     ) -> str:
         """The run record of simulating the scenario's workload on every config
-        (or only `config`), with the command line's overrides."""
+        (or only `config`), with the command line's overrides; a
+        `[workload.database]` with the shipped profiles in `profiles_dir`."""
 
 def bench_disk_json(
     path: str,

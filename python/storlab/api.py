@@ -15,6 +15,9 @@ from storlab import _native
 from storlab.catalog import catalog_paths, read_catalog_files
 from storlab.errors import ScenarioError, StorlabError
 
+# The shipped database workload profiles (`[workload.database] profile = NAME`).
+PROFILES = Path(__file__).resolve().parent / "profiles"
+
 
 @functools.cache
 def _git_sha() -> str:
@@ -132,12 +135,14 @@ def simulate(
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
-    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress, **overrides)
+    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress,
+                            profiles_dir=str(PROFILES), **overrides)
     record = json.loads(raw)
     alarms = json.loads(_native.alarms_json(name, text, raw))
     if alarms:
         record["alarms"] = alarms
-    inputs: dict[str, Any] = {"scenario": name, "catalog_files": files}
+    # A database workload says which profile it read and what it assumed.
+    inputs: dict[str, Any] = {"scenario": name, "catalog_files": files, **(record.pop("inputs", None) or {})}
     inputs.update({k: v for k, v in overrides.items() if v is not None})
     return _finish(record, {}, inputs)
 

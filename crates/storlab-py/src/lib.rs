@@ -218,8 +218,10 @@ impl Catalog {
     /// record. `progress(fraction)` is called now and then; Ctrl-C stops the
     /// run and the record keeps what was simulated (`interrupted: true`).
     /// `config`, `threads`, `iodepth`, `duration_s` and `profile` override
-    /// the scenario (`storlab simulate --config ...`).
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None))]
+    /// the scenario (`storlab simulate --config ...`). A `[workload.database]`
+    /// runs the database model; its shipped profiles are looked up in
+    /// `profiles_dir`.
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
@@ -234,6 +236,7 @@ impl Catalog {
         iodepth: Option<u32>,
         duration_s: Option<f64>,
         profile: Option<String>,
+        profiles_dir: Option<String>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
         if let Some(d) = duration_s {
@@ -247,9 +250,14 @@ impl Catalog {
                 w.set(0, fraction.to_bits());
                 !w.stopped()
             };
-            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &overrides, &mut report)
+            let dir = std::path::Path::new(&scenario_dir);
+            if storlab_sim::database::is_database(&scenario_text) {
+                let profiles = std::path::PathBuf::from(profiles_dir.unwrap_or_default());
+                return storlab_sim::database::simulate_database(&cat, &scenario_name, &scenario_text, dir, &profiles, period_s, &overrides, &mut report);
+            }
+            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, dir, period_s, &overrides, &mut report).map(|r| r.into_record())
         })?;
-        let mut rec = rec.map_err(|e| e.to_py(py))?.into_record();
+        let mut rec = rec.map_err(|e| e.to_py(py))?;
         rec.interrupted |= stopped;
         Ok(json(&rec))
     }

@@ -6,6 +6,7 @@
 //! latency distributions, CloudWatch-style series.
 
 
+pub mod database;
 pub mod db;
 pub mod dist;
 pub mod engine;
@@ -36,6 +37,8 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error("{file}: workload job '{job}' names pool '{role}', which config '{config}' does not have — pools: {valid}")]
     NoPool { file: String, config: String, job: String, role: String, valid: String },
+    #[error("{file}: configs.{config}.pools: the database profile's data pages need a pool with role = \"data\" or \"all\" — this config has {valid}; add one (docs/dbmodel.md, \"Roles\")")]
+    NoDataPool { file: String, config: String, valid: String },
     #[error("no latency model for {device} in the catalog — add a [[latency]] entry that covers it (docs/catalog.md)")]
     NoLatency { device: String },
     #[error("{file}: --config '{config}': no such config{} — configs: {valid}", near_hint(.suggestion))]
@@ -100,6 +103,20 @@ impl Overrides {
         }
         sc.configs.retain(|k, _| k == name);
         Ok(())
+    }
+
+    /// A database workload takes `--config` and `--duration`; the options
+    /// that reshape I/O jobs have nothing to act on there.
+    pub fn reject_io_only(&self, file: &str) -> Result<(), SimError> {
+        let given = [("--threads", self.threads.is_some()), ("--iodepth", self.iodepth.is_some()), ("--profile", self.profile.is_some())];
+        match given.iter().find(|g| g.1) {
+            Some((flag, _)) => Err(SimError::Override {
+                file: file.to_string(),
+                what: flag.to_string(),
+                message: "applies to I/O workloads; this scenario has a [workload.database] (its users are `vus`, its time `duration_s`)".into(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The `[workload]` table with `--profile` in place of its jobs.
