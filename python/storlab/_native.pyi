@@ -43,8 +43,10 @@ class Catalog:
         *,
         period_s: float | None = None,
         progress: Callable[[float], object] | None = None,
+        profiles_dir: str | None = None,
     ) -> str:
-        """The run record of simulating the scenario's workload on every config."""
+        """The run record of simulating the scenario's workload on every config
+        (a `[workload.database]` with the shipped profiles in `profiles_dir`)."""
 
 def bench_disk_json(
     path: str,

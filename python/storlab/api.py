@@ -15,6 +15,9 @@ from storlab import _native
 from storlab.catalog import catalog_paths, read_catalog_files
 from storlab.errors import ScenarioError, StorlabError
 
+# The shipped database workload profiles (`[workload.database] profile = NAME`).
+PROFILES = Path(__file__).resolve().parent / "profiles"
+
 
 @functools.cache
 def _git_sha() -> str:
@@ -123,12 +126,14 @@ def simulate(
     cat, files = open_catalog(catalog)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
-    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress)
+    raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress,
+                            profiles_dir=str(PROFILES))
     record = json.loads(raw)
     alarms = json.loads(_native.alarms_json(name, text, raw))
     if alarms:
         record["alarms"] = alarms
-    return _finish(record, {}, {"scenario": name, "catalog_files": files})
+    # A database workload says which profile it read and what it assumed.
+    return _finish(record, {}, {"scenario": name, "catalog_files": files, **(record.pop("inputs", None) or {})})
 
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,

@@ -217,7 +217,10 @@ impl Catalog {
     /// Simulates the scenario's workload on every config and returns the run
     /// record. `progress(fraction)` is called now and then; Ctrl-C stops the
     /// run and the record keeps what was simulated (`interrupted: true`).
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None))]
+    /// A `[workload.database]` runs the database model; its shipped
+    /// profiles are looked up in `profiles_dir`.
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, profiles_dir=None))]
+    #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
         py: Python<'_>,
@@ -226,6 +229,7 @@ impl Catalog {
         scenario_dir: String,
         period_s: Option<f64>,
         progress: Option<PyObject>,
+        profiles_dir: Option<String>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
         let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
@@ -233,9 +237,14 @@ impl Catalog {
                 w.set(0, fraction.to_bits());
                 !w.stopped()
             };
-            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, std::path::Path::new(&scenario_dir), period_s, &mut report)
+            let dir = std::path::Path::new(&scenario_dir);
+            if storlab_sim::database::is_database(&scenario_text) {
+                let profiles = std::path::PathBuf::from(profiles_dir.unwrap_or_default());
+                return storlab_sim::database::simulate_database(&cat, &scenario_name, &scenario_text, dir, &profiles, period_s, &mut report);
+            }
+            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, dir, period_s, &mut report).map(|r| r.into_record())
         })?;
-        let mut rec = rec.map_err(|e| e.to_py(py))?.into_record();
+        let mut rec = rec.map_err(|e| e.to_py(py))?;
         rec.interrupted |= stopped;
         Ok(json(&rec))
     }

@@ -55,6 +55,12 @@ pub struct DbParams {
     /// Memory for the database's cache; default `DB_MEMORY_SHARE` of the host's.
     pub db_memory_bytes: Option<f64>,
     pub period_s: f64,
+    /// Mean think time between a user's transactions, s (negative
+    /// exponential, as TPC-C's think times); 0 for none.
+    pub think_time_s: f64,
+    /// The USL's (α, β) in place of the profile's: a what-if for a server
+    /// unlike the recording machine.
+    pub usl: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -90,6 +96,23 @@ pub struct DbResult {
     pub miss_ratio: f64,
     pub commits_per_flush: f64,
     pub flushes: u64,
+    /// Mean time of one log flush in the window, s.
+    pub flush_s: f64,
+    /// Where a transaction's time went, s per transaction: waiting for a
+    /// vCPU, on a vCPU, reading data pages, waiting for its commit's flush,
+    /// thinking.
+    pub time_cpu_queue_s: f64,
+    pub time_cpu_s: f64,
+    pub time_reads_s: f64,
+    pub time_commit_s: f64,
+    pub time_think_s: f64,
+    /// The USL's service-demand factor at these users.
+    pub usl_factor: f64,
+    /// Stopped early: the window ends at `window_s`.
+    pub interrupted: bool,
+    pub window_s: f64,
+    /// Events simulated (transaction steps and I/Os).
+    pub events: u64,
     pub series: Vec<series::Series>,
 }
 
@@ -164,6 +187,12 @@ fn draw_count(mean: f64, rng: &mut Rng) -> u32 {
 
 /// Runs the profile on `dep` with the service times `lats` (one per pool).
 pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latencies]) -> DbResult {
+    run_db_with(dep, profile, p, lats, &mut |_| true)
+}
+
+/// `run_db` with `progress(simulated seconds)` called now and then; it
+/// returns false to stop, and the result then covers the window so far.
+pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latencies], progress: &mut dyn FnMut(f64) -> bool) -> DbResult {
     let mut st = DeploymentState::new();
     let mut sink = crate::series_sink(dep, &mut st, p.period_s);
     let mut labels = HashMap::new();
@@ -179,7 +208,13 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
     let miss = profile.mrc.miss_ratio_at(memory / data_bytes);
     let vcpus = dep.host.vcpus.unwrap_or(1.0).max(1.0) as usize;
     let n = p.vus.max(1) as usize;
-    let usl = profile.usl_factor(n as f64);
+    // The USL's N is the concurrency: the users inside a transaction, not
+    // thinking (a closed network's delay station is outside the system).
+    let (alpha, beta) = p.usl.unwrap_or((profile.concurrency.alpha, profile.concurrency.beta));
+    let usl_at = |a: f64| 1.0 + alpha * (a - 1.0).max(0.0) + beta * a * (a - 1.0).max(0.0);
+    let mut active = n;
+    let mut thinking = vec![false; n];
+    let (mut usl_sum, mut usl_n) = (0.0f64, 0u64);
     let cum: Vec<f64> = profile.transactions.iter().scan(0.0, |s, t| {
         *s += t.share;
         Some(*s)
@@ -204,6 +239,14 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
     let mut backlog = 0.0f64;
     let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
     let mut window_open = false;
+    // Where the time went (in the window), and the log's flush times.
+    let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut commit_start = vec![0.0f64; n];
+    let mut flush_started = 0.0f64;
+    let mut flush_time = 0.0f64;
+    let mut txn_periods: Vec<f64> = Vec::new();
+    let mut events = 0u64;
+    let mut stopped_at: Option<f64> = None;
 
     for v in 0..n {
         push(&mut heap, 0.0, v as u32);
@@ -228,6 +271,11 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
         if t > w1 {
             break;
         }
+        events += 1;
+        if events % 4096 == 0 && !progress(t) {
+            stopped_at = Some(t);
+            break;
+        }
         if !window_open && t >= w0 {
             window_open = true;
             let ids: Vec<PacerId> = st.pacers.ids().collect();
@@ -236,8 +284,14 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
         sink.advance(Secs(t), &st.pacers);
         if who == FLUSH {
             flushes += u64::from(in_window(t));
+            if in_window(t) {
+                flush_time += t - flush_started;
+            }
             for v in std::mem::take(&mut flushing) {
                 flushed_commits += u64::from(in_window(t));
+                if in_window(t) {
+                    t_commit += t - commit_start[v];
+                }
                 vus[v].commits -= 1;
                 push(&mut heap, t, v as u32);
             }
@@ -255,9 +309,22 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
                 vu.started = t;
                 vu.reads_left = draw_count(tp.page_accesses * miss, &mut rng);
                 vu.commits = draw_count(tp.commits, &mut rng);
+                if thinking[v] {
+                    thinking[v] = false;
+                    active += 1;
+                }
+                let usl = usl_at(active as f64);
+                if in_window(t) {
+                    usl_sum += usl;
+                    usl_n += 1;
+                }
                 let demand = tp.cpu_us * 1e-6 * HOST_CPU_SPEED * usl;
                 let (k, free) = cpu_free.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map(|(k, f)| (k, *f)).unwrap();
                 let start = t.max(free);
+                if in_window(t) {
+                    t_cpu_q += start - t;
+                    t_cpu += demand;
+                }
                 cpu_free[k] = start + demand;
                 cpu_busy += (start + demand).min(w1).max(w0) - start.min(w1).max(w0);
                 push(&mut heap, start + demand, who);
@@ -266,8 +333,12 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
                 let done = reads.io(&mut st, &lats[data], IoClass::ReadMiss, t, &mut rng);
                 sink.complete(data, true, PAGE, done - t);
                 count_io(&mut pool_ios, data, true, PAGE, done);
+                if in_window(t) {
+                    t_reads += done - t;
+                }
                 push(&mut heap, done, who);
             } else if vu.commits > 0 {
+                commit_start[v] = t;
                 waiting.push((v, profile.transactions[vu.txn].wal_bytes));
             } else {
                 // Done: its latency, its dirtied pages, the next transaction.
@@ -276,9 +347,23 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
                     counts[vu.txn] += 1;
                     hists[vu.txn].record(t - vu.started);
                 }
+                let k = (t / p.period_s) as usize;
+                if txn_periods.len() <= k {
+                    txn_periods.resize(k + 1, 0.0);
+                }
+                txn_periods[k] += 1.0;
                 backlog += tp.pages_dirtied;
                 vu.reads_left = u32::MAX;
-                push(&mut heap, t, who);
+                // Think time: negative exponential with the given mean.
+                let think = if p.think_time_s > 0.0 { -p.think_time_s * (1.0 - rng.f64()).ln() } else { 0.0 };
+                if in_window(t) {
+                    t_think += think;
+                }
+                if think > 0.0 {
+                    thinking[v] = true;
+                    active -= 1;
+                }
+                push(&mut heap, t + think, who);
             }
         }
         // The log writer: one flush at a time, serving every commit waiting.
@@ -298,6 +383,7 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
                 left -= size;
             }
             flush_busy = true;
+            flush_started = t;
             push(&mut heap, done, FLUSH);
         }
         // The background writer.
@@ -311,7 +397,8 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
         }
     }
 
-    let w = p.duration_s.max(1e-9);
+    let end = stopped_at.unwrap_or(w1).min(w1);
+    let w = (end - w0).max(1e-9);
     let total: u64 = counts.iter().sum();
     let tpm = total as f64 * 60.0 / w;
     let cpu_utilization = cpu_busy / (w * vcpus as f64);
@@ -338,13 +425,48 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
         .collect();
     let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
     let commits_per_flush = if flushes > 0 { flushed_commits as f64 / flushes as f64 } else { 0.0 };
+    let flush_s = if flushes > 0 { flush_time / flushes as f64 } else { 0.0 };
+    let per = |x: f64| if total > 0 { x / total as f64 } else { 0.0 };
+    let (q, c, r, cm, th) = (per(t_cpu_q), per(t_cpu), per(t_reads), per(t_commit), per(t_think));
+    let pct = |x: f64| 100.0 * x / (q + c + r + cm + th).max(1e-12);
+    let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
+    let usl = if usl_n > 0 { usl_sum / usl_n as f64 } else { usl_at(n as f64) };
+    let usl_note = if usl > 1.05 { format!(", concurrency penalty ×{usl:.2} at {n} users") } else { String::new() };
     let binding = match top {
-        _ if cpu_utilization >= 0.9 => format!("CPU: {vcpus} vCPUs {:.0} % busy", 100.0 * cpu_utilization),
-        Some((u, id, r)) if u >= 0.9 => format!("{} ({:.0} % busy)", r.label(st.pacers.get(id).mostly_at_peak()), 100.0 * u),
-        _ if flushes > 0 && commits_per_flush >= 0.5 * n as f64 => format!("log flush latency: {commits_per_flush:.1} commits per flush, {n} users"),
-        _ => format!("latency: {n} users waiting on CPU and I/O, no limit reached"),
+        _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %{usl_note}", 100.0 * cpu_utilization),
+        Some((u, id, res)) if u >= 0.9 => {
+            let label = res.label(st.pacers.get(id).mostly_at_peak());
+            match res.id.pool() {
+                Some(i) => {
+                    let pool = &dep.pools[i as usize];
+                    // A member device's own limit binds on each of the pool's devices.
+                    let count = if pool.count > 1 && res.member.is_some() { format!("{} × ", pool.count) } else { String::new() };
+                    format!("{} pool: {count}{label}, {:.0} % busy", pool.role.name(), 100.0 * u)
+                }
+                None => format!("{label}, {:.0} % busy", 100.0 * u),
+            }
+        }
+        _ if th > 0.5 * (q + c + r + cm + th) => format!("think time: {} of {} per transaction, no limit reached", ms(th), ms(q + c + r + cm + th)),
+        _ if cm >= r.max(c + q) && flushes > 0 => {
+            format!("log flush latency: {} a flush, {commits_per_flush:.1} commits per flush, {:.0} % of a transaction's time", ms(flush_s), pct(cm))
+        }
+        _ if r >= c + q && r > 0.0 => {
+            let reads = if total > 0 { pool_ios[data][0] / total as f64 } else { 0.0 };
+            format!("data read latency: {reads:.1} reads per transaction, {} of reads, {:.0} % of a transaction's time", ms(r), pct(r))
+        }
+        _ => format!("CPU time: {} per transaction on {vcpus} vCPUs at {:.0} %{usl_note}", ms(c + q), 100.0 * cpu_utilization),
     };
-    let series = sink.finish(Secs(w1), &st.pacers);
+    let mut series = sink.finish(Secs(end), &st.pacers);
+    txn_periods.truncate(((end / p.period_s).ceil() as usize).max(1));
+    series.push(series::Series {
+        config: dep.name.clone(),
+        resource: "db".into(),
+        metric: "Transactions".into(),
+        unit: "Count".into(),
+        period_s: p.period_s,
+        timestamps: (0..txn_periods.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
+        values: txn_periods,
+    });
     DbResult {
         config: dep.name.clone(),
         vus: p.vus,
@@ -363,6 +485,16 @@ pub fn run_db(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[Latenci
         miss_ratio: miss,
         commits_per_flush,
         flushes,
+        flush_s,
+        time_cpu_queue_s: q,
+        time_cpu_s: c,
+        time_reads_s: r,
+        time_commit_s: cm,
+        time_think_s: th,
+        usl_factor: usl,
+        interrupted: stopped_at.is_some(),
+        window_s: w,
+        events,
         series,
     }
 }

@@ -6,6 +6,7 @@
 //! latency distributions, CloudWatch-style series.
 
 
+pub mod database;
 pub mod db;
 pub mod dist;
 pub mod engine;
@@ -37,6 +38,8 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error("{file}: workload job '{job}' names pool '{role}', which config '{config}' does not have — pools: {valid}")]
     NoPool { file: String, config: String, job: String, role: String, valid: String },
+    #[error("{file}: configs.{config}.pools: the database profile's data pages need a pool with role = \"data\" or \"all\" — this config has {valid}; add one (docs/dbmodel.md, \"Roles\")")]
+    NoDataPool { file: String, config: String, valid: String },
     #[error("no latency model for {device} in the catalog — add a [[latency]] entry that covers it (docs/catalog.md)")]
     NoLatency { device: String },
 }

@@ -15,7 +15,7 @@ fn with_profile(text: &str, profile: &str) -> String {
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with('[') {
-            skip = t == "[workload]" || t.starts_with("[[workload.");
+            skip = t == "[workload]" || t.starts_with("[[workload.") || t.starts_with("[workload.");
         }
         if !skip {
             out.push_str(line);

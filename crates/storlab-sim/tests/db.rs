@@ -11,6 +11,10 @@ use storlab_sim::engine::Latencies;
 use storlab_workload::profile::Profile;
 
 fn profile(cpu_us: f64, page_accesses: f64, pages_dirtied: f64) -> Profile {
+    profile_with(cpu_us, page_accesses, pages_dirtied, 1.0, 0.0, 0.0)
+}
+
+fn profile_with(cpu_us: f64, page_accesses: f64, pages_dirtied: f64, commits: f64, alpha: f64, beta: f64) -> Profile {
     let text = format!(
         r#"
 schema_version = 1
@@ -28,14 +32,14 @@ share = 1.0
 cpu_us = {cpu_us}
 page_accesses = {page_accesses}
 pages_dirtied = {pages_dirtied}
-commits = 1.0
+commits = {commits}
 wal_bytes = 1000.0
 [mrc]
 cache_fraction = [0.01, 0.1, 0.5, 1.0]
 miss_ratio = [0.6, 0.2, 0.05, 0.0]
 [concurrency]
-alpha = 0.0
-beta = 0.0
+alpha = {alpha}
+beta = {beta}
 "#
     );
     Profile::from_toml("t.toml", &text).unwrap()
@@ -60,8 +64,15 @@ size_gib = 100
     resolve_all(&cat, "s.toml", &sc).unwrap().remove(0)
 }
 
+/// A deployment from one config's text.
+fn config(text: &str) -> Deployment {
+    let cat = common::catalog();
+    let sc = ScenarioFile::from_toml("s.toml", text).unwrap();
+    resolve_all(&cat, "s.toml", &sc).unwrap().remove(0)
+}
+
 fn params(vus: u32) -> DbParams {
-    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0 }
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None }
 }
 
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
@@ -163,4 +174,88 @@ fn one_all_pool_takes_every_role_and_binds() {
     assert!(all.utilization > 0.95, "{}", all.utilization);
     assert!(r.binding.contains("aws/ebs/gp3"), "{}", r.binding);
     assert!(r.series.iter().any(|s| s.metric == "VolumeReadOps" && s.resource == "pool all"));
+}
+
+// CPU alone: 1 ms of CPU per transaction, no reads, no commits, on an
+// r5.large's 2 vCPUs. From 2 users on both vCPUs are always busy, so
+// X = 2 / (1 ms × USL(N)). Without a concurrency penalty that is 2,000/s =
+// 120,000 TPM at 2, 4 and 8 users alike: flat past saturation.
+// With α = 0.05, β = 0.001: USL(4) = 1 + 0.05 × 3 + 0.001 × 4 × 3 = 1.162,
+// USL(8) = 1 + 0.05 × 7 + 0.001 × 8 × 7 = 1.406, so X(4) = 1,721.2/s,
+// X(8) = 1,422.5/s, and X(8) / X(4) = 1.162 / 1.406 = 0.8265.
+#[test]
+fn throughput_is_flat_past_cpu_saturation_and_falls_by_the_usl_factor() {
+    let cat = common::catalog();
+    let dep = config("[configs.a]\nhost = \"aws/ec2/r5.large\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
+    let flat = profile_with(1000.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for vus in [2, 4, 8] {
+        let r = simulate_db(&cat, &dep, &flat, &params(vus)).unwrap();
+        assert!((r.tpm / 120_000.0 - 1.0).abs() < 0.01, "{vus} users: {} TPM", r.tpm);
+        assert!(r.cpu_utilization > 0.99, "{}", r.cpu_utilization);
+        assert!(r.binding.starts_with("host CPU 2 vCPUs at 100 %"), "{}", r.binding);
+    }
+    let usl = profile_with(1000.0, 0.0, 0.0, 0.0, 0.05, 0.001);
+    let x4 = simulate_db(&cat, &dep, &usl, &params(4)).unwrap().tpm / 60.0;
+    let x8 = simulate_db(&cat, &dep, &usl, &params(8)).unwrap().tpm / 60.0;
+    assert!((x4 / 1721.2 - 1.0).abs() < 0.01, "{x4}");
+    assert!((x8 / 1422.5 - 1.0).abs() < 0.01, "{x8}");
+    assert!((x8 / x4 / 0.8265 - 1.0).abs() < 0.01, "{}", x8 / x4);
+    // A scenario's (α, β) replaces the profile's: with (0, 0) it is flat again.
+    let mut p = params(8);
+    p.usl = Some((0.0, 0.0));
+    assert!((simulate_db(&cat, &dep, &usl, &p).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
+}
+
+// Storage alone: 100 page accesses at a miss ratio of 0.6 (1 GB of cache
+// for 100 GB of data) = 60 reads of 8 KiB per transaction, no commits, no
+// dirtied pages, on one gp3 at 3,000 IOPS: X = 3,000 / 60 = 50/s =
+// 3,000 TPM, NOPM = 0.5 × 3,000 = 1,500, once enough users keep the
+// volume busy — the same at 32 and 64 users.
+#[test]
+fn throughput_is_flat_past_storage_saturation() {
+    let cat = common::catalog();
+    let dep = config("[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"data\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 1000\n");
+    let p = profile_with(50.0, 100.0, 0.0, 0.0, 0.0, 0.0);
+    for vus in [32, 64] {
+        let mut params = params(vus);
+        params.db_memory_bytes = Some(1e9);
+        let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+        assert!((r.tpm / 3000.0 - 1.0).abs() < 0.02, "{vus} users: {} TPM", r.tpm);
+        assert!((r.nopm / 1500.0 - 1.0).abs() < 0.02, "{vus} users: {} NOPM", r.nopm);
+        assert!(r.binding.starts_with("data pool: device aws/ebs/gp3 (1000 GiB): 3000 IOPS"), "{}", r.binding);
+    }
+}
+
+// A gp2 data volume of 200 GiB: baseline 3 IOPS/GiB = 600, burst 3,000,
+// 5.4 M credits (EBS user guide, "gp2 volumes"). 60 reads per transaction
+// (as above) at 3,000 IOPS: 50 transactions/s = 3,000 a minute, spending
+// credits at 3,000 − 600 = 2,400/s, so the bucket empties at 5.4 M / 2,400 =
+// 2,250 s; then 600 IOPS carry 10/s = 600 a minute. BurstBalance at the
+// end of minute 19 (1,140 s): 100 × (1 − 1,140 × 2,400 / 5.4 M) = 49.33 %.
+#[test]
+fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
+    let cat = common::catalog();
+    let dep = config(
+        "[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"data\"\ndevice = \"aws/ebs/gp2\"\nsize_gib = 200\n[[configs.a.pools]]\nrole = \"log\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n",
+    );
+    let p = profile_with(50.0, 100.0, 0.0, 0.0, 0.0, 0.0);
+    let mut params = params(32);
+    params.db_memory_bytes = Some(1e9);
+    params.rampup_s = 0.0;
+    params.duration_s = 2700.0;
+    let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+    let series = |resource: &str, metric: &str| r.series.iter().find(|s| s.resource == resource && s.metric == metric).unwrap().values.clone();
+    let balance = series("pool data", "BurstBalance");
+    let txns = series("db", "Transactions");
+    assert!((balance[18] - 49.33).abs() < 0.5, "{}", balance[18]);
+    // Minute 37 ends at 2,220 s: 100 × (1 − 2,220 × 2,400 / 5.4 M) = 1.33 %;
+    // by the end of minute 38 (2,280 s) the bucket is empty.
+    assert!((balance[36] - 1.33).abs() < 0.5, "{}", balance[36]);
+    assert!(balance[38] < 0.1, "{}", balance[38]);
+    // Transactions a minute: 3,000 before, 600 after.
+    for (i, want) in [(5, 3000.0), (20, 3000.0), (39, 600.0), (44, 600.0)] {
+        assert!((txns[i] / want - 1.0).abs() < 0.03, "minute {}: {} transactions, want {want}", i + 1, txns[i]);
+    }
+    let reads = series("pool data", "VolumeReadOps");
+    assert!((reads[10] / 60.0 / 3000.0 - 1.0).abs() < 0.02 && (reads[42] / 60.0 / 600.0 - 1.0).abs() < 0.03, "{} {}", reads[10], reads[42]);
 }

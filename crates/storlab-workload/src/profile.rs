@@ -55,6 +55,9 @@ pub struct TxnProfile {
     pub wal_bytes: f64,
     #[serde(default)]
     pub rollback_share: f64,
+    /// Insert storm: rows per commit.
+    #[serde(default)]
+    pub rows_per_txn: Option<f64>,
 }
 
 /// Miss ratio of page accesses against cache size as a fraction of the data.

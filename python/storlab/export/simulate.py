@@ -28,7 +28,101 @@ def _lat(us: float) -> str:
     return f"{us / 1000:,.2f} ms" if us >= 1000 else f"{us:,.0f} µs"
 
 
+def is_database(record: dict[str, Any]) -> bool:
+    """True for a database sweep's record (results per virtual-user count)."""
+    return bool(record["results"]) and all("vus" in r for r in record["results"])
+
+
+def _main_types(results: list[dict[str, Any]], n: int = 2) -> list[str]:
+    """The transaction types with the most transactions (New-Order and
+    Payment for TPC-C)."""
+    per_min: dict[str, float] = {}
+    for r in results:
+        for name, t in r["txn"].items():
+            per_min[name] = per_min.get(name, 0.0) + t["per_min"]
+    return sorted(per_min, key=lambda k: -per_min[k])[:n]
+
+
+def _usd(v: float | None) -> str:
+    return "—" if v is None else (f"${v:,.2f}" if v < 100 else f"${v:,.0f}")
+
+
+def db_tables(record: dict[str, Any]) -> Group:
+    """A database sweep: per config, one row per virtual-user count — NOPM,
+    TPM, the main types' latency, CPU, each pool's IOPS, MB/s and use, and
+    the binding resource — then the tipping point and $ per 1,000 TPM."""
+    out: list[Any] = []
+    metric = (record.get("inputs") or {}).get("metric", "tpm")
+    configs = list(dict.fromkeys(r["config"] for r in record["results"]))
+    tips = {t["config"]: t for t in record.get("tipping_point") or []}
+    title = record.get("title") or record["scenario"]
+    for c in configs:
+        rows = [r for r in record["results"] if r["config"] == c]
+        types = _main_types(rows)
+        roles = list(dict.fromkeys(k for r in rows for k in (r.get("pools") or {})))
+        t = Table(title=f"{title}: {c}" if len(configs) > 1 else title, show_lines=True)
+        cols = ["VUs"] + (["NOPM"] if metric == "nopm" else []) + (["rows/min"] if metric == "rows_per_min" else [])
+        cols += ["TPM"] + [f"{ty} p50 / p99" for ty in types] + ["CPU"] + [f"pool {ro}" for ro in roles] + ["binding"]
+        for col in cols:
+            t.add_column(col, justify="left" if col == "binding" or col.startswith("pool") else "right",
+                         overflow="fold", min_width=16 if col.startswith("pool") else None)
+        for r in rows:
+            row = [str(r["vus"])]
+            if metric == "nopm":
+                row.append(f"{r['nopm']:,.0f}")
+            if metric == "rows_per_min":
+                row.append(f"{r['rows_per_min']:,.0f}")
+            row.append(f"{r['tpm']:,.0f}")
+            for ty in types:
+                x = r["txn"].get(ty)
+                row.append("—" if x is None or not x["commits"] + x["rollbacks"] else f"{_lat(x['lat_p50_us'])} / {_lat(x['lat_p99_us'])}")
+            row.append(f"{100 * (r.get('cpu_utilization') or 0):.0f} %")
+            for ro in roles:
+                p = (r.get("pools") or {}).get(ro)
+                if p is None:
+                    row.append("—")
+                    continue
+                row.append(f"{p['read_iops']:,.0f} r + {p['write_iops']:,.0f} w IOPS\n"
+                           f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s, {100 * p['utilization']:.0f} % busy")
+            row.append(r["binding"])
+            t.add_row(*row)
+        out.append(t)
+        notes = Text()
+        tip = tips.get(c)
+        if tip is not None:
+            word = "tipping point" if tip["reached"] else "no tipping point yet"
+            notes.append(f"{word}: {tip['vus']} VUs, {tip['value']:,.0f} {tip['metric'].upper().replace('_', ' ')} — {tip['note']}\n", style="bold")
+        at = next((r for r in rows if tip is not None and r["vus"] == tip["vus"]), rows[-1] if rows else None)
+        if at is not None:
+            if at.get("usd_per_1000_tpm") is not None:
+                notes.append(f"{_usd(at['monthly_cost_usd'])} a month; {_usd(at['usd_per_1000_tpm'])} per 1,000 TPM a month "
+                             f"at {at['vus']} VUs ({at['tpm']:,.0f} TPM)\n", style="bold")
+            else:
+                notes.append("monthly cost not known (a price is missing from the catalog, see below): no $ per 1,000 TPM\n", style="yellow")
+        out.append(notes)
+    notes = Text()
+    inputs = record.get("inputs") or {}
+    notes.append(
+        f"profile {inputs.get('profile', record['workload'])} at scale {inputs.get('scale', 0):,g} {inputs.get('scale_unit', '')}s, "
+        f"{inputs.get('rampup_s', 0):,.0f} s rampup + {inputs.get('duration_s', 0):,.0f} s per VU count, seed {record['seed']}; "
+        f"{record.get('simulated_s', 0):,.0f} s simulated; latency = transaction response time; MB = 10^6 bytes\n", style="dim")
+    for line in inputs.get("assumptions") or []:
+        notes.append(line + "\n", style="dim")
+    for line in record.get("warnings") or []:
+        notes.append(line + "\n", style="yellow")
+    for line in alarm_lines(record):
+        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
+    if record.get("unverified"):
+        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
+    if record.get("interrupted"):
+        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    out.append(notes)
+    return Group(*out)
+
+
 def results_table(record: dict[str, Any]) -> Group:
+    if is_database(record):
+        return db_tables(record)
     configs = list(dict.fromkeys(r["config"] for r in record["results"]))
     jobs = list(dict.fromkeys(r["job"] for r in record["results"]))
     by = {(r["config"], r["job"]): r for r in record["results"]}
@@ -80,7 +174,35 @@ def alarm_lines(record: dict[str, Any]) -> list[str]:
     ]
 
 
+DB_CSV_FIELDS = ["config", "job", "vus", "nopm", "tpm", "rows_per_min", "cpu_utilization"]
+DB_CSV_TAIL = ["monthly_cost_usd", "usd_per_1000_tpm", "binding"]
+POOL_FIELDS = ["read_iops", "write_iops", "read_bytes_s", "write_bytes_s", "utilization"]
+
+
+def db_csv(record: dict[str, Any]) -> str:
+    """A database sweep as CSV: one row per (config, VU count); per pool
+    `<role>_read_iops` ...; per transaction type `<type>_per_min`,
+    `<type>_p50_us`, `<type>_p99_us`."""
+    roles = list(dict.fromkeys(k for r in record["results"] for k in (r.get("pools") or {})))
+    types = list(dict.fromkeys(k for r in record["results"] for k in r["txn"]))
+    fields = (DB_CSV_FIELDS + [f"{ro}_{f}" for ro in roles for f in POOL_FIELDS]
+              + [f"{ty}_{f}" for ty in types for f in ("per_min", "p50_us", "p99_us")] + DB_CSV_TAIL)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in record["results"]:
+        row = dict(r)
+        for ro, p in (r.get("pools") or {}).items():
+            row.update({f"{ro}_{f}": p[f] for f in POOL_FIELDS})
+        for ty, x in r["txn"].items():
+            row.update({f"{ty}_per_min": x["per_min"], f"{ty}_p50_us": x["lat_p50_us"], f"{ty}_p99_us": x["lat_p99_us"]})
+        w.writerow(row)
+    return buf.getvalue()
+
+
 def to_csv(record: dict[str, Any]) -> str:
+    if is_database(record):
+        return db_csv(record)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()

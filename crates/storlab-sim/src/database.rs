@@ -1,0 +1,296 @@
+//! `storlab simulate` on a scenario with `[workload.database]`: the
+//! profile's closed loop (`db`) at each virtual-user count on each config,
+//! as one run record in `bench db`'s columns (`vus`, `nopm`, `tpm`, `txn`)
+//! plus what only a model knows (CPU and per-pool use, the binding resource
+//! in words, monthly cost and $ per 1,000 TPM), the tipping point per
+//! config, and CloudWatch-style series per pool and VU count.
+//!
+//! Where the profile's I/O goes: data-page reads and background writes on
+//! the `data` pool, else `all` — a config with neither is refused; WAL on
+//! `log`, else `all`, else the data pool (said under `warnings`). The
+//! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
+
+use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE};
+use crate::SimError;
+use std::collections::BTreeMap;
+use std::path::Path;
+use storlab_model::cost::monthly_cost;
+use storlab_model::deployment::{resolve_all, Deployment};
+use storlab_model::scenario::{Role, ScenarioFile};
+use storlab_model::Catalog;
+use storlab_record::db::{auto_sweep_done, tipping_point, SweepStep};
+use storlab_record::{DbJob, Engine, JobExtra, JobResult, PoolUse, RecordExtra, RunRecord, SimRun, TxnStats};
+use storlab_workload::database::{auto_steps, Database, Vus};
+
+/// True when the scenario's `[workload]` holds a database workload (the
+/// text is parsed again, with its errors, by the run itself).
+pub fn is_database(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).ok().and_then(|t| t.get("workload").and_then(|w| w.as_table()).map(|w| storlab_workload::database::is_database(Some(w)))).unwrap_or(false)
+}
+
+/// The headline metric of a profile's sweep, as `bench db` names it.
+pub fn metric_of(db: &Database) -> &'static str {
+    if db.profile.metric == "nopm" {
+        "nopm"
+    } else if db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some()) {
+        "rows_per_min"
+    } else {
+        "tpm"
+    }
+}
+
+fn round(v: f64, digits: i32) -> f64 {
+    storlab_record::round(v, digits)
+}
+
+fn has(dep: &Deployment, role: Role) -> bool {
+    dep.pools.iter().any(|p| p.role == role)
+}
+
+/// Checks a config against the roles the profile needs; returns its notes.
+fn check_roles(file: &str, dep: &Deployment) -> Result<Vec<String>, SimError> {
+    if !has(dep, Role::Data) && !has(dep, Role::All) {
+        return Err(SimError::NoDataPool {
+            file: file.to_string(),
+            config: dep.name.clone(),
+            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
+        });
+    }
+    let mut notes = Vec::new();
+    if !has(dep, Role::Log) && !has(dep, Role::All) {
+        notes.push(format!("config {}: no log pool — the WAL is written on the data pool", dep.name));
+    }
+    if has(dep, Role::Tempdb) {
+        notes.push(format!("config {}: the profile has no tempdb I/O — the tempdb pool stays idle", dep.name));
+    }
+    Ok(notes)
+}
+
+/// Simulates the scenario's database workload on every config and returns
+/// the run record. `progress` gets the fraction done and returns false to
+/// stop; the record then keeps every finished step and the one cut short.
+pub fn simulate_database(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    period_override: Option<f64>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunRecord, SimError> {
+    let sc = ScenarioFile::from_toml(file, text)?;
+    let deps = resolve_all(cat, file, &sc)?;
+    let empty = toml::Table::new();
+    let db = storlab_workload::database::from_table(file, dir, profiles_dir, sc.workload.as_ref().unwrap_or(&empty))?;
+    let period = period_override.unwrap_or(db.period_s);
+    let metric = metric_of(&db);
+    let mut warnings = Vec::new();
+    for dep in &deps {
+        warnings.extend(check_roles(file, dep)?);
+        warnings.extend(dep.warnings.iter().map(|w| format!("config {}: {w}", dep.name)));
+    }
+    let steps_planned = match &db.vus {
+        Vus::List(v) => v.clone(),
+        Vus::Auto { max } => auto_steps(*max),
+    };
+    // An automatic sweep usually stops well before its last step.
+    let n_planned = match &db.vus {
+        Vus::List(v) => v.len(),
+        Vus::Auto { .. } => steps_planned.len().min(12),
+    } as f64;
+    let run_s = db.rampup_s + db.duration_s;
+    let planned = (deps.len() as f64 * n_planned * run_s).max(1e-9);
+
+    let mut rec = RunRecord::new(Engine::Simulate, db.profile.name.clone(), db.seed);
+    rec.scenario = Some(file.to_string());
+    rec.title = sc.title.clone();
+    let mut unverified = Vec::new();
+    let mut assumptions = Vec::new();
+    let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
+    let mut done_s = 0.0;
+
+    'configs: for (ci, dep) in deps.iter().enumerate() {
+        unverified.extend(dep.host.unverified.iter().cloned());
+        for p in &dep.pools {
+            unverified.extend(p.device.unverified.iter().cloned());
+        }
+        let lats = dep.pools.iter().map(|pool| crate::latencies(cat, dep, pool, &mut unverified)).collect::<Result<Vec<_>, _>>()?;
+        let cost = monthly_cost(cat, dep);
+        let monthly = cost.complete.then_some(cost.monthly_cost_usd);
+        if !cost.complete {
+            let missing: Vec<&str> = cost.breakdown.iter().filter(|i| i.usd.is_none()).map(|i| i.item.as_str()).collect();
+            warnings.push(format!("config {}: no monthly cost and no $ per 1,000 TPM — {}", dep.name, missing.join("; ")));
+        }
+        let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
+        let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
+        let cache_bytes = db_memory.unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
+        let data_bytes = db.profile.data_bytes(db.scale);
+        let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
+        let gib = |b: f64| b / (1u64 << 30) as f64;
+        assumptions.push(format!(
+            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; host CPU speed 1.0 × the recording machine's (no CPU speed figures in the catalog)",
+            dep.name,
+            gib(cache_bytes),
+            if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
+            gib(data_bytes),
+            db.scale,
+            db.profile.scale_unit,
+            (cache_bytes / data_bytes.max(1.0)).min(1.0),
+            miss,
+        ));
+        let mut steps: Vec<SweepStep> = Vec::new();
+        let mut values: Vec<f64> = Vec::new();
+        for (si, &vus) in steps_planned.iter().enumerate() {
+            let params = DbParams {
+                scale: db.scale,
+                vus,
+                rampup_s: db.rampup_s,
+                duration_s: db.duration_s,
+                seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
+                db_memory_bytes: db_memory,
+                period_s: period,
+                think_time_s: db.think_time_ms / 1e3,
+                usl: db.usl,
+            };
+            let base = done_s;
+            let r = run_db_with(dep, &db.profile, &params, &lats, &mut |t| progress(((base + t) / planned).min(1.0)));
+            done_s += run_s;
+            simulated_s += if r.interrupted { db.rampup_s + r.window_s } else { run_s };
+            simulated_ios += r.events;
+            let value = figure(&r, &db, metric);
+            values.push(value);
+            steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures: BTreeMap::from([(metric.to_string(), round(value, 1))]) });
+            let interrupted = r.interrupted;
+            if interrupted {
+                rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
+            }
+            push_result(&mut rec, dep, &db, r, monthly);
+            if interrupted {
+                rec.interrupted = true;
+                rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
+                break 'configs;
+            }
+            if matches!(db.vus, Vus::Auto { .. }) && auto_sweep_done(&values) {
+                break;
+            }
+            if si + 1 == steps_planned.len() && matches!(db.vus, Vus::Auto { .. }) {
+                rec.warnings.push(format!("config {}: the automatic sweep reached max_vus = {vus} before the tipping point", dep.name));
+            }
+        }
+        rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
+    }
+    unverified.sort();
+    unverified.dedup();
+    rec.unverified = unverified;
+    rec.warnings.splice(0..0, warnings);
+    let mut inputs = storlab_record::Object::new();
+    let vus_json = match &db.vus {
+        Vus::List(v) => serde_json::json!(v),
+        Vus::Auto { max } => serde_json::json!({"auto": true, "max_vus": max}),
+    };
+    for (k, v) in [
+        ("profile", serde_json::json!(db.profile_ref)),
+        ("profile_file", serde_json::json!(db.profile_file.display().to_string())),
+        ("profile_provenance", serde_json::to_value(&db.profile.provenance).unwrap_or_default()),
+        ("scale", serde_json::json!(db.scale)),
+        ("scale_unit", serde_json::json!(db.profile.scale_unit)),
+        ("vus", vus_json),
+        ("rampup_s", serde_json::json!(db.rampup_s)),
+        ("duration_s", serde_json::json!(db.duration_s)),
+        ("db_memory_gib", serde_json::json!(db.db_memory_gib)),
+        ("think_time_ms", serde_json::json!(db.think_time_ms)),
+        ("usl", serde_json::json!(db.usl.map(|(a, b)| serde_json::json!({"alpha": a, "beta": b, "source": "scenario"})).unwrap_or_else(|| serde_json::json!({"alpha": db.profile.concurrency.alpha, "beta": db.profile.concurrency.beta, "source": "profile"})))),
+        ("metric", serde_json::json!(metric)),
+        ("assumptions", serde_json::json!(assumptions)),
+    ] {
+        inputs.insert(k.to_string(), v);
+    }
+    rec.inputs = Some(inputs);
+    rec.extra = Some(RecordExtra::Sim(SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
+    Ok(rec)
+}
+
+/// The sweep's headline figure of one result.
+fn figure(r: &DbResult, db: &Database, metric: &str) -> f64 {
+    match metric {
+        "nopm" => r.nopm,
+        "rows_per_min" => rows_per_min(r, db),
+        _ => r.tpm,
+    }
+}
+
+fn rows_per_min(r: &DbResult, db: &Database) -> f64 {
+    r.txn.iter().zip(&db.profile.transactions).map(|(t, p)| t.count as f64 * p.rows_per_txn.unwrap_or(0.0)).sum::<f64>() * 60.0 / r.window_s
+}
+
+/// One (config, VU count) result in `bench db`'s columns.
+fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult, monthly: Option<f64>) {
+    let w = r.window_s;
+    let insert = db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some());
+    let txn: BTreeMap<String, TxnStats> = r
+        .txn
+        .iter()
+        .zip(&db.profile.transactions)
+        .map(|(t, p)| {
+            let rollbacks = (t.count as f64 * p.rollback_share).round() as u64;
+            (
+                t.name.clone(),
+                TxnStats {
+                    latency: t.latency,
+                    commits: t.count - rollbacks.min(t.count),
+                    rollbacks: rollbacks.min(t.count),
+                    errors: 0,
+                    per_min: round(t.count as f64 * 60.0 / w, 1),
+                    rows: p.rows_per_txn.map(|rows| (rows * t.count as f64).round() as u64),
+                },
+            )
+        })
+        .collect();
+    let pools: BTreeMap<String, PoolUse> = r
+        .pools
+        .iter()
+        .map(|p| {
+            (
+                p.role.clone(),
+                PoolUse {
+                    read_iops: round(p.read_iops, 1),
+                    write_iops: round(p.write_iops, 1),
+                    read_bytes_s: round(p.read_bytes_s, 0),
+                    write_bytes_s: round(p.write_bytes_s, 0),
+                    utilization: round(p.utilization, 4),
+                },
+            )
+        })
+        .collect();
+    let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
+    let tpm = round(r.tpm, 1);
+    let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
+    let job = DbJob {
+        vus: r.vus,
+        repeats: 1,
+        nopm: (db.profile.metric == "nopm").then(|| round(r.nopm, 1)),
+        tpm: Some(tpm),
+        txn,
+        rows,
+        rows_per_min: insert.then(|| round(rows_per_min(&r, db), 1)),
+        commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
+        cpu_utilization: Some(round(r.cpu_utilization, 4)),
+        pools: Some(pools),
+        monthly_cost_usd: monthly,
+        usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
+        ..DbJob::default()
+    };
+    let suffix = format!(" {} VUs", r.vus);
+    rec.series.extend(r.series.into_iter().map(|mut s| {
+        s.resource.push_str(&suffix);
+        s
+    }));
+    rec.results.push(JobResult {
+        config: dep.name.clone(),
+        job: db.profile.workload.clone(),
+        pool: used.join("+"),
+        binding: r.binding,
+        io: None,
+        extra: Some(JobExtra::Db(job)),
+    });
+}
