@@ -77,6 +77,8 @@ bench: install ## Run the benchmarks beside their peers (minutes; results under 
 	command -v bindfs >/dev/null || (apt-get update -qq && apt-get install -y -qq bindfs)
 	$(BIN)/python bench/emulate_overhead.py --out bench/runs/$$(date +%F)/emulate_overhead.json
 	$(BIN)/python bench/emulate_precision.py --out bench/runs/$$(date +%F)/emulate_precision.json
+	$(BIN)/python bench/db_sim_speed.py --out bench/runs/$$(date +%F)/db_sim_speed.json
+	$(BIN)/python bench/db_accuracy.py --emulated --out bench/runs/$$(date +%F)/db_accuracy
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -66,7 +67,9 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
         cmd += ["--backing", str(base / f"backing-{r or 'primary'}"), "--mount", str(m)]
     if series is not None:
         cmd += ["--metrics", str(base / "metrics.json"), "--period", f"{period_s:g}"]
-    cmd += extra or []
+    # STORLAB_EMULATE_OPTIONS: further `storlab emulate` options for the run
+    # (e.g. "--ram 16 --initial-credits 0"); bench disk/db have no flags for them.
+    cmd += (extra or []) + shlex.split(os.environ.get("STORLAB_EMULATE_OPTIONS", ""))
     log = open(base / "emulate.log", "w+")
     p = subprocess.Popen(cmd, stdout=log, stderr=log, start_new_session=True, preexec_fn=_die_with_parent)
     try:

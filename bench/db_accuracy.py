@@ -1,0 +1,537 @@
+"""Accuracy of the database model (issue 13, "Done means: Accuracy"): does
+the shipped profile `tpcc-postgresql` (recorded here at 2 warehouses, VUs
+1, 2, 4, 8) predict the NOPM of real `storlab bench db` runs at warehouse and
+VU counts it was not recorded at, and the tipping point?
+
+On this machine (default):
+1. this disk is calibrated once (`storlab bench disk --calibrate-out`, on the
+   file system the database uses): a catalog overlay with the device
+   `local/measured/<hostname>` (caps and QD1 latency measured here); the
+   overlay also gets a host `local/host/<hostname>` with this machine's
+   vCPUs and memory from /proc (the catalog's `local/host/server` has
+   neither);
+2. `storlab bench db --workload tpcc --db managed-postgres` runs at each
+   warehouse count (default 4 and 8) over the VU counts (default the √2
+   steps 1, 2, 3, 4, 6, 8, 11), in rounds that alternate the warehouse
+   counts and the order of the VU counts; the server as `bench db` sets it
+   up: synchronous_commit on (every commit waits for its WAL flush, as the
+   model's commits do), shared_buffers at PostgreSQL's 128 MB and the rest
+   of the data in the operating system's page cache;
+3. `storlab simulate --json --catalog OVERLAY` predicts the same points on a
+   scenario with the same scale, VUs, ramp-up and duration: one `all` pool
+   on the calibrated device, the local host. The model's cache is its
+   default, 0.75 × the host's memory, which holds every page of these
+   databases — as the OS page cache does in the measured runs (the database
+   reads nothing from the disk there: see `read_bytes` in the records);
+4. a table: point, measured median [min–max], predicted, error, within
+   ±15 %, and the tipping points (within one √2 step?).
+
+With `--emulated`: the same profile on emulated volumes (`bench db --emulate`)
+— gp2 after its burst (`bursting = "none"`: the 3 IOPS/GiB baseline), io1
+and an Azure P30 with host cache None — at two VU counts, each `--repeat`ed
+(every --emulate run loads the database anew through the paced volume, so
+configs do not alternate), beside `storlab simulate` on the same scenario
+and config; ±20 %. The emulator models the instance's page cache (`--ram` =
+the host's memory, through STORLAB_EMULATE_OPTIONS), as the model's cache
+does.
+
+Beside each prediction, two diagnostics from the profile alone (D1: the
+recording's time outside the server as a think time; D2: also without the
+USL penalty), and the model on the profile's own recorded points.
+
+Nothing is fitted to the runs being predicted: the profile, the calibrated
+disk and the catalog are the model's only inputs.
+
+    python bench/db_accuracy.py [--rounds 3] [--warehouses 4,8] [--vus 1,2,3,4,6,8,11]
+                                [--rampup 3] [--duration 12] [--emulated] [--no-local]
+                                [--append --vus 16,23] [--predict-only] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILE = "tpcc-postgresql"
+OUT = ROOT / "bench/runs" / date.today().isoformat() / "db_accuracy"
+
+
+def storlab_bin() -> str:
+    return shutil.which("storlab", path=str(Path(sys.executable).parent)) or "storlab"
+
+
+def loadavg() -> float:
+    return os.getloadavg()[0]
+
+
+def run_json(cmd: list[str], env: dict | None = None, log: Path | None = None) -> dict:
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    if log is not None:
+        log.write_text(p.stderr)
+    if p.returncode != 0:
+        raise SystemExit(f"failed ({p.returncode}, {time.time() - t0:.0f} s): {' '.join(cmd)}\n{p.stderr.strip()[-3000:]}")
+    return json.loads(p.stdout)
+
+
+# -- this machine ---------------------------------------------------------
+
+def machine() -> dict:
+    cpus = sum(1 for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("processor"))
+    mem_kib = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines() if ln.startswith("MemTotal:"))
+    return {"hostname": socket.gethostname(), "vcpus": cpus, "memory_gib": round(mem_kib / (1 << 20), 2)}
+
+
+HOST_ENTRY = """
+# This machine as a host for the database model (bench/db_accuracy.py):
+# vCPUs and memory from /proc.
+[source.this-machine-proc]
+url = "this machine, /proc"
+date = "{date}"
+status = "measured"
+note = "vCPUs: processor entries of /proc/cpuinfo; memory: MemTotal of /proc/meminfo ({mem_kib} kB)"
+
+[[host]]
+id = "local/host/{hostname}"
+title = "This machine, {hostname} ({vcpus} vCPUs, {memory_gib} GiB)"
+src = "this-machine-proc"
+kind = "local"
+vcpus = {vcpus}
+memory_gib = {memory_gib}
+"""
+
+
+def calibrate(out: Path, db_dir: Path) -> Path:
+    """The catalog overlay with this disk (bench disk --calibrate-out, on the
+    database's file system) and this machine as a host; reused if present."""
+    overlay = out / "calibrated-overlay.toml"
+    if overlay.exists():
+        print(f"calibration: reusing {overlay.relative_to(ROOT)}")
+        return overlay
+    db_dir.mkdir(parents=True, exist_ok=True)
+    print(f"calibration: storlab bench disk --path {db_dir} --calibrate-out ... (a few minutes)", flush=True)
+    rec = run_json([storlab_bin(), "bench", "disk", "--path", str(db_dir), "--size", "1GiB", "--runs", "3",
+                    "--runtime", "5", "--interval", "2", "--calibrate-out", str(overlay), "--json"])
+    (out / "calibration-bench-disk.json").write_text(json.dumps(rec, indent=1) + "\n")
+    m = machine()
+    mem_kib = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines() if ln.startswith("MemTotal:"))
+    with overlay.open("a") as f:
+        f.write(HOST_ENTRY.format(date=date.today().isoformat(), mem_kib=mem_kib, **m))
+    return overlay
+
+
+# -- measuring ------------------------------------------------------------
+
+def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_dir: Path, seed: int, keep: bool,
+             emulate: str | None = None, env: dict | None = None, repeat: int = 1) -> dict:
+    cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(db_dir),
+           "--warehouses", str(warehouses), "--vus", ",".join(map(str, vus)), "--rampup", str(args.rampup),
+           "--duration", str(args.duration), "--seed", str(seed), "--repeat", str(repeat), "--json"]
+    if keep:
+        cmd.append("--keep")
+    if emulate:
+        cmd += ["--emulate", emulate]
+    return run_json(cmd, env=env)
+
+
+def nopm_by_vus(rec: dict) -> dict[int, float]:
+    return {int(r["vus"]): float(r["nopm"]) for r in rec["results"] if r.get("nopm") is not None}
+
+
+def measure_local(args: argparse.Namespace, out: Path) -> list[dict]:
+    """Rounds alternating the warehouse counts and the VU order; each
+    warehouse count's cluster is loaded once (and warmed by a discarded
+    run: the checkpoint after a load depresses a first run) and kept."""
+    runs: list[dict] = []
+    for w in args.warehouses:
+        d = args.dir / f"w{w}"
+        print(f"load + warm-up: {w} warehouses in {d}", flush=True)
+        t0 = time.time()
+        bench_db(args, warehouses=w, vus=[max(args.vus)], db_dir=d, seed=99, keep=True)
+        print(f"  {time.time() - t0:.0f} s", flush=True)
+    for k in range(args.rounds):
+        order = args.warehouses if k % 2 == 0 else list(reversed(args.warehouses))
+        vus = args.vus if k % 2 == 0 else list(reversed(args.vus))
+        for w in order:
+            before = loadavg()
+            t0 = time.time()
+            rec = bench_db(args, warehouses=w, vus=vus, db_dir=args.dir / f"w{w}", seed=k + 1, keep=True)
+            after = loadavg()
+            name = f"measured-w{w}-round{k + 1}{'-vus' + '-'.join(map(str, sorted(vus))) if args.append else ''}.json"
+            (out / name).write_text(json.dumps(rec, indent=1) + "\n")
+            got = nopm_by_vus(rec)
+            runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after,
+                         "file": name, "nopm": got,
+                         "read_bytes": {int(r["vus"]): (r.get("io_profile") or {}).get("read_bytes") for r in rec["results"]}})
+            print(f"round {k + 1}, {w} warehouses ({time.time() - t0:.0f} s, load {before:.1f}→{after:.1f}): "
+                  + ", ".join(f"{v} VUs {got.get(v, float('nan')):,.0f}" for v in sorted(got)), flush=True)
+    return runs
+
+
+# -- predicting -----------------------------------------------------------
+
+LOCAL_SCENARIO = """title = "TPC-C on this machine ({hostname}): the calibrated disk (db_accuracy)"
+
+[workload.database]
+profile = "{profile}"
+scale = {scale}
+vus = {vus}
+rampup_s = {rampup}
+duration_s = {duration}
+
+[configs.this-machine]
+host = "local/host/{hostname}"
+[[configs.this-machine.pools]]
+role = "all"
+device = "local/measured/{hostname}"
+"""
+
+
+def predict(scenario: Path, catalog: Path | None, seeds: int) -> dict[str, dict]:
+    """`storlab simulate --json` → per config: NOPM by VUs (the median over
+    `seeds` seeds where the scenario takes one), the record's tipping point."""
+    recs = []
+    text = scenario.read_text()
+    for s in range(seeds):
+        scen = scenario if seeds == 1 else scenario.with_name(f"{scenario.stem}-seed{s + 1}.toml")
+        if seeds > 1:
+            scen.write_text(text.replace("[workload.database]\n", f"[workload]\nseed = {s + 1}\n\n[workload.database]\n", 1))
+        cmd = [storlab_bin(), "simulate", str(scen), "--json"] + (["--catalog", str(catalog)] if catalog else [])
+        recs.append(run_json(cmd))
+    out: dict[str, dict] = {}
+    for rec in recs:
+        for r in rec["results"]:
+            c = out.setdefault(r["config"], {"nopm": {}, "binding": {}, "tipping_point": None})
+            c["nopm"].setdefault(int(r["vus"]), []).append(float(r["nopm"]))
+            if r.get("binding"):
+                c["binding"][int(r["vus"])] = r["binding"]
+    for cfg, c in out.items():
+        c["nopm"] = {v: statistics.median(xs) for v, xs in c["nopm"].items()}
+        tp = [t for t in (recs[0].get("tipping_point") or []) if isinstance(t, dict) and t.get("config") == cfg]
+        c["tipping_point"] = tp[0]["vus"] if tp and tp[0].get("reached", True) else tipping({v: [x] for v, x in c["nopm"].items()})
+        c["record"] = recs[0]
+    return out
+
+
+# -- the tipping point (crates/storlab-record/src/db.rs, tipping_point) ----
+
+def tipping(samples: dict[int, list[float]]) -> int | None:
+    """The first VU count that no later count beats by more than the
+    run-to-run noise (twice the larger standard deviation of the two counts'
+    repeats; 5 % of the value for a single run) — bench db's rule, on the
+    medians."""
+    vus = sorted(samples)
+
+    def vn(v: int) -> tuple[float, float]:
+        xs = samples[v]
+        m = statistics.median(xs)
+        sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
+        return m, (2 * sd if sd > 0 else 0.05 * m)
+
+    for i, v in enumerate(vus):
+        m, n = vn(v)
+        if all(vn(u)[0] - m <= max(n, vn(u)[1]) for u in vus[i + 1:]):
+            return v
+    return None
+
+
+def sqrt2_steps(a: int, b: int) -> float:
+    return abs(math.log(b / a) / math.log(math.sqrt(2)))
+
+
+# -- tables ---------------------------------------------------------------
+
+def table(rows: list[dict], tol: float) -> list[str]:
+    lines = [f"| point | measured NOPM median [min–max] (n) | load avg | predicted NOPM | error | within ±{tol:.0%} |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        xs = r["measured"]
+        med = statistics.median(xs)
+        err = (r["predicted"] - med) / med if med else float("nan")
+        lines.append(f"| {r['point']} | {med:,.0f} [{min(xs):,.0f}–{max(xs):,.0f}] ({len(xs)}) | "
+                     f"{min(r['load']):.1f}–{max(r['load']):.1f} | {r['predicted']:,.0f} | {err:+.1%} | "
+                     f"{'yes' if abs(err) <= tol else '**no**'} |")
+        r["error"] = err
+    return lines
+
+
+def out_of_server_ms() -> float:
+    """Time per transaction outside the server's CPU at one user, from the
+    profile's own recording (synchronous_commit off, every page cached):
+    1 / X(1) − Σ share × cpu_us. The client's round trip, the wake-ups and
+    the scheduling on a shared machine; the model has no such term."""
+    import tomllib
+
+    prof = tomllib.loads((ROOT / "python/storlab/profiles" / f"{PROFILE}.toml").read_text())
+    conc = prof["concurrency"]
+    x1 = conc["throughput"][conc["vus"].index(1)]
+    return 1000.0 / x1 - sum(t["share"] * t["cpu_us"] for t in prof["transaction"]) / 1000.0
+
+
+def diagnostics(scenario: Path, catalog: Path | None) -> dict[str, dict]:
+    """Two what-ifs from the profile alone (not fitted to the measured runs):
+    D1 adds the recording's out-of-server time as a think time; D2 also
+    turns the USL penalty off (its fit already holds the 2-vCPU CPU limit,
+    which the model's CPU station counts again)."""
+    ms = out_of_server_ms()
+    out = {}
+    for name, extra in (("D1", f"think_time_ms = {ms:.3f}\n"),
+                        ("D2", f"think_time_ms = {ms:.3f}\nusl_alpha = 0.0\nusl_beta = 0.0\n")):
+        scen = scenario.with_name(f"{scenario.stem}-{name}.toml")
+        scen.write_text(scenario.read_text().replace("[workload.database]\n", "[workload.database]\n" + extra, 1))
+        out[name] = predict(scen, catalog, 1)
+    return out
+
+
+def diag_table(rows: list[dict], tol: float) -> list[str]:
+    lines = [f"| point | measured median | model | D1: + out-of-server time | D2: D1, USL off | D2 error | D2 within ±{tol:.0%} |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        med = statistics.median(r["measured"])
+        e2 = (r["D2"] - med) / med
+        lines.append(f"| {r['point']} | {med:,.0f} | {r['predicted']:,.0f} | {r['D1']:,.0f} | {r['D2']:,.0f} | {e2:+.1%} | "
+                     f"{'yes' if abs(e2) <= tol else 'no'} |")
+    return lines
+
+
+def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay: Path) -> dict:
+    m = machine()
+    rows, tips = [], []
+    summary: dict = {"machine": m, "rampup_s": args.rampup, "duration_s": args.duration, "points": [], "tipping": []}
+    for w in args.warehouses:
+        scen = out / f"predict-w{w}.toml"
+        scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=PROFILE, scale=w, vus=json.dumps(args.vus),
+                                              rampup=args.rampup, duration=args.duration))
+        pred = predict(scen, overlay, args.sim_seeds)
+        (out / f"predicted-w{w}.json").write_text(json.dumps(pred["this-machine"]["record"], indent=1) + "\n")
+        p = pred["this-machine"]
+        diag = {k: d["this-machine"] for k, d in diagnostics(scen, overlay).items()}
+        samples = {v: [r["nopm"][v] for r in runs if r["warehouses"] == w and v in r["nopm"]] for v in args.vus}
+        for v in args.vus:
+            load = [r["load_before"] for r in runs if r["warehouses"] == w] or [float("nan")]
+            rows.append({"point": f"{w} wh, {v} VUs", "measured": samples[v], "predicted": p["nopm"][v], "load": load,
+                         "binding": p["binding"].get(v, ""), "D1": diag["D1"]["nopm"][v], "D2": diag["D2"]["nopm"][v]})
+        tm, tp = tipping(samples), p["tipping_point"]
+        tips.append((w, tm, tp))
+        summary.setdefault("diagnostic_tipping", []).append({"warehouses": w, "D1": diag["D1"]["tipping_point"],
+                                                             "D2": diag["D2"]["tipping_point"]})
+    lines = table(rows, 0.15)
+    within = sum(1 for r in rows if abs(r["error"]) <= 0.15)
+    lines.append("")
+    lines.append(f"{within} of {len(rows)} points within ±15 %.")
+    lines.append("")
+    lines.append("| warehouses | measured tipping point (VUs) | predicted | √2 steps apart | within one step |")
+    lines.append("|---|---|---|---|---|")
+    for w, tm, tp in tips:
+        st = sqrt2_steps(tm, tp) if tm and tp else float("nan")
+        # On the √2 grid (1, 2, 3, 4, 6, 8, 11: rounded) neighbours are one step apart.
+        ok = tm in args.vus and tp in args.vus and abs(args.vus.index(tm) - args.vus.index(tp)) <= 1
+        lines.append(f"| {w} | {tm} | {tp} | {st:.1f} | {'yes' if ok else '**no**'} |")
+        summary["tipping"].append({"warehouses": w, "measured": tm, "predicted": tp, "sqrt2_steps": st})
+    lines.append("")
+    lines.append("Binding resource per point (the model's words):")
+    lines.append("")
+    for r in rows:
+        lines.append(f"- {r['point']}: {r['binding']}")
+    lines.append("")
+    lines.append(f"Diagnostics from the profile alone (out-of-server time {out_of_server_ms():.3f} ms a transaction):")
+    lines.append("")
+    lines += diag_table(rows, 0.15)
+    lines.append("")
+    lines.append("Diagnostic tipping points: " + "; ".join(f"{d['warehouses']} wh: D1 {d['D1']}, D2 {d['D2']}"
+                                                            for d in summary["diagnostic_tipping"]))
+    summary["points"] = [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding", "D1", "D2")} for r in rows]
+    print("\n".join(lines))
+    summary["table"] = lines
+    return summary
+
+
+def self_check(args: argparse.Namespace, out: Path, overlay: Path) -> dict:
+    """The model on the profile's own recording: its scale and sweep (the
+    profile's [concurrency] throughput, measured with synchronous_commit off
+    and every page in shared_buffers) — not a prediction, a check of what
+    the model does with its inputs."""
+    import tomllib
+
+    prof = tomllib.loads((ROOT / "python/storlab/profiles" / f"{PROFILE}.toml").read_text())
+    conc, prov = prof["concurrency"], prof["provenance"]
+    m = machine()
+    scen = out / "self-check.toml"
+    scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=PROFILE, scale=int(prov["scale"]),
+                                          vus=json.dumps(conc["vus"]), rampup=3, duration=10))
+    pred = predict(scen, overlay, 1)["this-machine"]
+    lines = ["| VUs | recorded transactions/s | model transactions/s | model / recorded |", "|---|---|---|---|"]
+    rows = []
+    for v, x in zip(conc["vus"], conc["throughput"]):
+        y = pred["nopm"][v] / prof["nopm_per_txn"] / 60.0
+        rows.append({"vus": v, "recorded_tps": x, "model_tps": y})
+        lines.append(f"| {v} | {x:,.0f} | {y:,.0f} | {y / x:.2f} |")
+    print("\n".join(lines))
+    return {"rows": rows, "table": lines}
+
+
+# -- emulated volumes -----------------------------------------------------
+
+EMU_SCENARIO = """title = "TPC-C on emulated volumes (db_accuracy --emulated)"
+
+[workload.database]
+profile = "{profile}"
+scale = {scale}
+vus = {vus}
+rampup_s = {rampup}
+duration_s = {duration}
+
+# gp2 after its burst: no credits, the 3 IOPS/GiB baseline (300 IOPS).
+[configs.gp2-after-burst]
+host = "aws/ec2/r5.large"
+region = "aws/us-east-1"
+[[configs.gp2-after-burst.pools]]
+role = "all"
+device = "aws/ebs/gp2"
+size_gib = 100
+bursting = "none"
+
+[configs.io1]
+host = "aws/ec2/r5.large"
+region = "aws/us-east-1"
+[[configs.io1.pools]]
+role = "all"
+device = "aws/ebs/io1"
+size_gib = 100
+iops = 1000
+
+[configs.p30-none]
+host = "azure/vm/Standard_E4s_v5"
+region = "azure/eastus"
+[[configs.p30-none.pools]]
+role = "all"
+device = "azure/premium-ssd/P30"
+host_cache = "none"
+"""
+
+EMU_RAM_GIB = {"gp2-after-burst": 16, "io1": 16, "p30-none": 32}  # the hosts' memory (catalog)
+
+
+def emulated(args: argparse.Namespace, out: Path) -> dict:
+    scen = out / "emulated.toml"
+    scen.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=args.emu_warehouses, vus=json.dumps(args.emu_vus),
+                                        rampup=args.rampup, duration=args.duration))
+    configs = list(EMU_RAM_GIB)
+    runs: list[dict] = []
+    if not args.predict_only:
+        # Each --emulate run loads the database anew through the paced volume
+        # (minutes at gp2's 300 IOPS), so each config loads once and repeats
+        # its VU counts (--repeat) rather than alternating with the others.
+        for cfg in configs:
+            before = loadavg()
+            t0 = time.time()
+            rec = bench_db(args, warehouses=args.emu_warehouses, vus=args.emu_vus, db_dir=args.dir / "emu", seed=1,
+                           keep=False, emulate=f"{scen}:{cfg}", repeat=args.rounds,
+                           env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB[cfg]}"})
+            name = f"emulated-{cfg}.json"
+            (out / name).write_text(json.dumps(rec, indent=1) + "\n")
+            for r in rec["runs"]:
+                runs.append({"config": cfg, "round": r["repeat"], "load_before": before, "load_after": loadavg(),
+                             "file": name, "nopm": {int(r["vus"]): float(r["nopm"])}})
+            print(f"{cfg} ({time.time() - t0:.0f} s, load {before:.1f}→{loadavg():.1f}): "
+                  + ", ".join(f"{r['vus']} VUs {r['nopm']:,.0f}" for r in rec["runs"]), flush=True)
+        (out / "emulated-runs.json").write_text(json.dumps(runs, indent=1) + "\n")
+    else:
+        runs = json.loads((out / "emulated-runs.json").read_text())
+        for r in runs:
+            r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
+    pred = predict(scen, None, args.sim_seeds)
+    (out / "predicted-emulated.json").write_text(json.dumps(next(iter(pred.values()))["record"], indent=1) + "\n")
+    diag = diagnostics(scen, None)
+    rows = []
+    for cfg in configs:
+        for v in args.emu_vus:
+            xs = [r["nopm"][v] for r in runs if r["config"] == cfg and v in r["nopm"]]
+            rows.append({"point": f"{cfg}, {v} VUs", "measured": xs, "predicted": pred[cfg]["nopm"][v],
+                         "load": [r["load_before"] for r in runs if r["config"] == cfg], "binding": pred[cfg]["binding"].get(v, ""),
+                         "D1": diag["D1"][cfg]["nopm"][v], "D2": diag["D2"][cfg]["nopm"][v]})
+    lines = table(rows, 0.20)
+    lines.append("")
+    lines.append(f"{sum(1 for r in rows if abs(r['error']) <= 0.20)} of {len(rows)} points within ±20 %.")
+    lines.append("")
+    for r in rows:
+        lines.append(f"- {r['point']}: {r['binding']}")
+    lines.append("")
+    lines += diag_table(rows, 0.20)
+    print("\n".join(lines))
+    return {"warehouses": args.emu_warehouses, "points": [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding", "D1", "D2")} for r in rows],
+            "table": lines}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warehouses", type=ints, default=[4, 8])
+    ap.add_argument("--vus", type=ints, default=[1, 2, 3, 4, 6, 8, 11])
+    ap.add_argument("--rampup", type=int, default=3, help="seconds (the profile was recorded with 3)")
+    ap.add_argument("--duration", type=int, default=12, help="seconds per measured window")
+    ap.add_argument("--dir", type=Path, default=Path("/var/tmp/storlab-db-accuracy"),
+                    help="where the clusters live (on the disk being calibrated); removed at the end")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--sim-seeds", type=int, default=1)
+    ap.add_argument("--emulated", action="store_true", help="also (or with --no-local, only) the emulated volumes")
+    ap.add_argument("--no-local", action="store_true", help="skip the runs on this machine's disk")
+    ap.add_argument("--emu-warehouses", type=int, default=2)
+    ap.add_argument("--emu-vus", type=ints, default=[1, 4])
+    ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
+    ap.add_argument("--append", action="store_true",
+                    help="add runs at more VU counts (--vus) to the measured runs in --out, e.g. to find the tipping point")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    result: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "profile": PROFILE,
+                    "args": {k: str(v) for k, v in vars(args).items()}}
+    summary_file = args.out / "summary.json"
+    if summary_file.exists():
+        result = {**json.loads(summary_file.read_text()), **result}
+    try:
+        if not args.no_local:
+            overlay = calibrate(args.out, args.dir)
+            if args.predict_only:
+                runs = json.loads((args.out / "measured-runs.json").read_text())
+                for r in runs:
+                    r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
+            else:
+                runs = measure_local(args, args.out)
+                if args.append:
+                    old = json.loads((args.out / "measured-runs.json").read_text())
+                    runs = old + runs
+                (args.out / "measured-runs.json").write_text(json.dumps(runs, indent=1) + "\n")
+            for r in runs:
+                r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
+            args.vus = sorted({v for r in runs for v in r["nopm"]})
+            result["local"] = local_report(args, args.out, runs, overlay)
+            result["self_check"] = self_check(args, args.out, overlay)
+        if args.emulated:
+            result["emulated"] = emulated(args, args.out)
+    finally:
+        # Only what this script made: the clusters' folders (kept between
+        # rounds), the calibration's folder if it made it.
+        if not args.predict_only:
+            for w in args.warehouses + ["emu"]:
+                shutil.rmtree(args.dir / (f"w{w}" if w != "emu" else "emu"), ignore_errors=True)
+            with contextlib.suppress(OSError):
+                args.dir.rmdir()
+    summary_file.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"\nwritten {summary_file.relative_to(ROOT) if summary_file.is_relative_to(ROOT) else summary_file}")
+
+
+if __name__ == "__main__":
+    main()
