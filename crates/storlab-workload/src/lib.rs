@@ -5,6 +5,7 @@
 
 pub mod database;
 pub mod fio;
+pub mod import;
 pub mod job;
 pub mod presets;
 pub mod profile;
