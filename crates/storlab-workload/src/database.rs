@@ -285,7 +285,7 @@ mod tests {
             ("profile = \"tpcc-postgresql\"\nscale = 0\nvus = [1]", "s.toml: workload.database.scale: 0 warehouses — the scale must be above 0 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [4, 0]", "s.toml: workload.database.vus[1]: 0 — a virtual-user count is a whole number from 1 to 1000000 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = []", "s.toml: workload.database.vus: empty"),
-            ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nsclae = 2", "workload.database.sclae: unknown field — did you mean 'scale'?"),
+            ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nsclae = 2", "s.toml: workload.database.sclae: unknown field — did you mean 'scale'?"),
             ("profile = \"p.toml\"\nscale = 1\nvus = [1]", "s.toml: workload.database.profile: cannot read /nonexistent/p.toml"),
         ] {
             let e = read(&format!("[workload.database]\n{body}\n")).unwrap_err().to_string();
