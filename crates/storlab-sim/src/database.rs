@@ -24,8 +24,12 @@ use storlab_workload::database::{auto_steps, Database, Vus};
 
 /// True when the scenario's `[workload]` holds a database workload (the
 /// text is parsed again, with its errors, by the run itself).
+/// `[workload.import]` counts too: `simulate_database` runs either.
 pub fn is_database(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).ok().and_then(|t| t.get("workload").and_then(|w| w.as_table()).map(|w| storlab_workload::database::is_database(Some(w)))).unwrap_or(false)
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get("workload").and_then(|w| w.as_table()).map(|w| storlab_workload::database::is_database(Some(w)) || storlab_workload::import::is_import(Some(w))))
+        .unwrap_or(false)
 }
 
 /// The headline metric of a profile's sweep, as `bench db` names it.
@@ -84,7 +88,18 @@ pub fn simulate_database(
     overrides.reject_io_only(file)?;
     let deps = resolve_all(cat, file, &sc)?;
     let empty = toml::Table::new();
-    let mut db = storlab_workload::database::from_table(file, dir, profiles_dir, sc.workload.as_ref().unwrap_or(&empty))?;
+    let wt = sc.workload.as_ref().unwrap_or(&empty);
+    if storlab_workload::import::is_import(Some(wt)) && !storlab_workload::database::is_database(Some(wt)) {
+        if overrides.duration.is_some() {
+            return Err(SimError::Override {
+                file: file.to_string(),
+                what: "--duration".into(),
+                message: "an import runs until its data is loaded; its size is `size_gib` in [workload.import]".into(),
+            });
+        }
+        return simulate_import(cat, file, &sc, &deps, dir, profiles_dir, period_override, progress);
+    }
+    let mut db = storlab_workload::database::from_table(file, dir, profiles_dir, wt)?;
     if let Some(d) = overrides.duration {
         db.duration_s = d.as_secs_f64();
     }
@@ -298,6 +313,16 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
         ..DbJob::default()
     };
+    // A bucket that ran out inside the window: the averages above mix the
+    // burst and the baseline; the series show each.
+    for sr in r.series.iter().filter(|sr| sr.metric == "BurstBalance" || sr.metric.ends_with("Balance%")) {
+        if let Some(i) = sr.values.iter().position(|&v| v <= 0.01) {
+            rec.warnings.push(format!(
+                "config {} at {} VUs: {} {} reached 0 in the period from {:.0} s — the figures above average the burst and the baseline; the series show each",
+                dep.name, r.vus, sr.resource, sr.metric, i as f64 * sr.period_s
+            ));
+        }
+    }
     let suffix = format!(" {} VUs", r.vus);
     rec.series.extend(r.series.into_iter().map(|mut s| {
         s.resource.push_str(&suffix);
@@ -311,4 +336,125 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         io: None,
         extra: Some(JobExtra::Db(job)),
     });
+}
+
+/// `[workload.import]`: the load time of the input on every config, one
+/// result per config with the I/O columns (`runtime_s` is the load time,
+/// `bw_bytes_s` the input read per second) and the pools' use.
+#[allow(clippy::too_many_arguments)]
+fn simulate_import(
+    cat: &Catalog,
+    file: &str,
+    sc: &ScenarioFile,
+    deps: &[Deployment],
+    dir: &Path,
+    profiles_dir: &Path,
+    period_override: Option<f64>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunRecord, SimError> {
+    use crate::import::{pools_of, run_import};
+    let empty = toml::Table::new();
+    let im = storlab_workload::import::from_table(file, dir, profiles_dir, sc.workload.as_ref().unwrap_or(&empty))?;
+    let period = period_override.unwrap_or(im.period_s);
+    let mut plans = Vec::new();
+    for dep in deps {
+        let pools = pools_of(dep, &im.input_pool).map_err(|role| SimError::NoImportPool {
+            file: file.to_string(),
+            config: dep.name.clone(),
+            role,
+            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
+        })?;
+        plans.push(pools);
+    }
+    let mut rec = RunRecord::new(Engine::Simulate, im.profile.name.clone(), im.seed);
+    rec.scenario = Some(file.to_string());
+    rec.title = sc.title.clone();
+    let mut unverified = Vec::new();
+    let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
+    let n = deps.len() as f64;
+    for (ci, (dep, pools)) in deps.iter().zip(plans).enumerate() {
+        unverified.extend(dep.host.unverified.iter().cloned());
+        for p in &dep.pools {
+            unverified.extend(p.device.unverified.iter().cloned());
+        }
+        if pools.2 == pools.1 && !has(dep, Role::Log) {
+            rec.warnings.push(format!("config {}: no log pool — the WAL is written on the data pool", dep.name));
+        }
+        let lats = dep.pools.iter().map(|pool| crate::latencies(cat, dep, pool, &mut unverified)).collect::<Result<Vec<_>, _>>()?;
+        let cost = monthly_cost(cat, dep);
+        // The load time is not known in advance: progress counts configs, and
+        // within one the simulated seconds against an hour.
+        let r = run_import(dep, &im, pools, &lats, period, &mut |t| progress(((ci as f64 + (t / 3600.0).min(0.99)) / n).min(1.0)));
+        simulated_s += r.load_s;
+        simulated_ios += r.events;
+        let w = r.load_s;
+        let pool_use: BTreeMap<String, PoolUse> = r
+            .pools
+            .iter()
+            .map(|p| {
+                (
+                    p.role.clone(),
+                    PoolUse {
+                        read_iops: round(p.read_iops, 1),
+                        write_iops: round(p.write_iops, 1),
+                        read_bytes_s: round(p.read_bytes_s, 0),
+                        write_bytes_s: round(p.write_bytes_s, 0),
+                        utilization: round(p.utilization, 4),
+                    },
+                )
+            })
+            .collect();
+        let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
+        let suffix = " import";
+        rec.series.extend(r.series.into_iter().map(|mut s| {
+            s.resource.push_str(suffix);
+            s
+        }));
+        rec.results.push(JobResult {
+            config: dep.name.clone(),
+            job: "import".into(),
+            pool: used.join("+"),
+            binding: r.binding,
+            io: Some(storlab_record::IoColumns {
+                iops: round(r.ios as f64 / w, 1),
+                bw_bytes_s: round(r.input_bytes / w, 0),
+                read_iops: round(r.read_ios as f64 / w, 1),
+                write_iops: round((r.ios - r.read_ios) as f64 / w, 1),
+                latency: r.chunk_latency,
+                outstanding: u64::from(im.streams),
+                runtime_s: round(w, 3),
+            }),
+            extra: Some(JobExtra::Db(DbJob {
+                vus: im.streams,
+                cpu_utilization: Some(round(r.cpu_utilization, 4)),
+                pools: Some(pool_use),
+                monthly_cost_usd: cost.complete.then_some(cost.monthly_cost_usd),
+                ..DbJob::default()
+            })),
+        });
+        if r.interrupted {
+            rec.interrupted = true;
+            break;
+        }
+    }
+    unverified.sort();
+    unverified.dedup();
+    rec.unverified = unverified;
+    let mut inputs = storlab_record::Object::new();
+    for (k, v) in [
+        ("profile", serde_json::json!(im.profile_ref)),
+        ("profile_file", serde_json::json!(im.profile_file.display().to_string())),
+        ("profile_provenance", serde_json::to_value(&im.profile.provenance).unwrap_or_default()),
+        ("size_bytes", serde_json::json!(im.size_bytes)),
+        ("streams", serde_json::json!(im.streams)),
+        ("input_pool", serde_json::json!(im.input_pool)),
+        ("per_input_byte", serde_json::json!({"wal_bytes": im.profile.per_input_byte.wal_bytes, "table_bytes": im.profile.per_input_byte.table_bytes, "index_bytes": im.profile.per_input_byte.index_bytes})),
+        ("cpu_us_per_mib", serde_json::json!(im.profile.cpu_us_per_mib)),
+        ("kind", serde_json::json!("import")),
+    ] {
+        inputs.insert(k.to_string(), v);
+    }
+    rec.inputs = Some(inputs);
+    rec.extra = Some(RecordExtra::Sim(SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
+    Ok(rec)
 }

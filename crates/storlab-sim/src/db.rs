@@ -117,14 +117,14 @@ pub struct DbResult {
 }
 
 /// An I/O path: a pool's plan for one size and direction, as pacer stages.
-struct Path {
+pub(crate) struct Path {
     stages: Stages,
     sequential: bool,
     next_phase: usize,
 }
 
 impl Path {
-    fn new(st: &mut DeploymentState, dep: &Deployment, pool: usize, size: f64, sequential: bool, labels: &mut HashMap<PacerId, Resource>) -> Path {
+    pub(crate) fn new(st: &mut DeploymentState, dep: &Deployment, pool: usize, size: f64, sequential: bool, labels: &mut HashMap<PacerId, Resource>) -> Path {
         let plan = PoolPlan::new(dep, &dep.pools[pool], size, sequential);
         let map = st.pacers.register(pool, &plan);
         for (r, &id) in plan.resources.iter().zip(&map) {
@@ -134,7 +134,7 @@ impl Path {
     }
 
     /// One I/O issued at `t`: when it completes.
-    fn io(&mut self, st: &mut DeploymentState, lat: &Latencies, class: IoClass, t: f64, rng: &mut Rng) -> f64 {
+    pub(crate) fn io(&mut self, st: &mut DeploymentState, lat: &Latencies, class: IoClass, t: f64, rng: &mut Rng) -> f64 {
         let phases = self.stages.phases();
         let phase = if phases <= 1 {
             0
@@ -175,7 +175,7 @@ struct Vu {
 }
 
 /// The pool a role's I/O goes to: that role's pool, else `all`, else `fallback`.
-fn pool_for(dep: &Deployment, role: Role, fallback: usize) -> usize {
+pub(crate) fn pool_for(dep: &Deployment, role: Role, fallback: usize) -> usize {
     dep.pools.iter().position(|p| p.role == role).or_else(|| dep.pools.iter().position(|p| p.role == Role::All)).unwrap_or(fallback)
 }
 

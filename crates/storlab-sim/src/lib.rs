@@ -8,6 +8,7 @@
 
 pub mod database;
 pub mod db;
+pub mod import;
 pub mod dist;
 pub mod engine;
 pub use storlab_stats::rng;
@@ -39,6 +40,8 @@ pub enum SimError {
     NoPool { file: String, config: String, job: String, role: String, valid: String },
     #[error("{file}: configs.{config}.pools: the database profile's data pages need a pool with role = \"data\" or \"all\" — this config has {valid}; add one (docs/dbmodel.md, \"Roles\")")]
     NoDataPool { file: String, config: String, valid: String },
+    #[error("{file}: configs.{config}.pools: the import needs a pool with role = \"{role}\" or \"all\" — this config has {valid}; add one or set workload.import.input_pool (docs/dbmodel.md, \"Bulk import\")")]
+    NoImportPool { file: String, config: String, role: String, valid: String },
     #[error("no latency model for {device} in the catalog — add a [[latency]] entry that covers it (docs/catalog.md)")]
     NoLatency { device: String },
     #[error("{file}: --config '{config}': no such config{} — configs: {valid}", near_hint(.suggestion))]

@@ -69,20 +69,37 @@ fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
     WorkloadError::Field { file: file.into(), field: field.into(), message: message.into() }
 }
 
-/// The shipped profile names in `dir` (file stems of `*.toml`), sorted.
-pub fn shipped_profiles(dir: &Path) -> Vec<String> {
+/// The shipped profiles of one `kind` in `dir` (file stems of `*.toml`
+/// whose `kind` line names it), sorted.
+pub fn shipped_profiles(dir: &Path, kind: &str) -> Vec<String> {
+    let line = format!("kind = \"{kind}\"");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
-                .filter_map(|e| {
-                    let p = e.path();
-                    (p.extension().and_then(|x| x.to_str()) == Some("toml")).then(|| p.file_stem()?.to_str().map(String::from)).flatten()
-                })
+                .map(|e| e.path())
+                .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("toml"))
+                .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == line)))
+                .filter_map(|p| p.file_stem()?.to_str().map(String::from))
                 .collect()
         })
         .unwrap_or_default();
     names.sort();
     names
+}
+
+/// A profile named in a scenario: a shipped name of `kind` or a path
+/// relative to the scenario. Returns where it is and its text.
+pub fn read_profile(file: &str, field: &str, dir: &Path, profiles_dir: &Path, kind: &str, pref: &str) -> Result<(PathBuf, String), WorkloadError> {
+    let shipped = shipped_profiles(profiles_dir, kind);
+    let list = if shipped.is_empty() { "none found".to_string() } else { shipped.join(", ") };
+    let is_path = pref.ends_with(".toml") || pref.contains('/') || pref.contains('\\');
+    let path = if is_path { dir.join(pref) } else { profiles_dir.join(format!("{pref}.toml")) };
+    if !is_path && !shipped.iter().any(|s| s == pref) {
+        let near = crate::nearest(pref, shipped.iter().map(|s| s.as_str())).map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default();
+        return Err(err(file, field, format!("unknown profile '{pref}'{near} — shipped profiles: {list}; or give a file path ending in .toml")));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| err(file, field, format!("cannot read {}: {e}", path.display())))?;
+    Ok((path, text))
 }
 
 /// True when the scenario's `[workload]` table holds a database workload.
@@ -130,19 +147,13 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
     }
 
     // The profile: a shipped name, or a file relative to the scenario.
-    let shipped = shipped_profiles(profiles_dir);
+    let shipped = shipped_profiles(profiles_dir, "storlab-db-profile");
     let list = if shipped.is_empty() { "none found".to_string() } else { shipped.join(", ") };
     let pref = db
         .get("profile")
         .ok_or_else(|| err(file, &at("profile"), format!("missing — a shipped profile ({list}) or a file from `storlab bench db --profile-out`")))?;
     let pref = pref.as_str().ok_or_else(|| err(file, &at("profile"), format!("expected a profile name ({list}) or a file path")))?;
-    let is_path = pref.ends_with(".toml") || pref.contains('/') || pref.contains('\\');
-    let path = if is_path { dir.join(pref) } else { profiles_dir.join(format!("{pref}.toml")) };
-    if !is_path && !shipped.iter().any(|s| s == pref) {
-        let near = crate::nearest(pref, shipped.iter().map(|s| s.as_str())).map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default();
-        return Err(err(file, &at("profile"), format!("unknown profile '{pref}'{near} — shipped profiles: {list}; or give a file path ending in .toml")));
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| err(file, &at("profile"), format!("cannot read {}: {e}", path.display())))?;
+    let (path, text) = read_profile(file, &at("profile"), dir, profiles_dir, "storlab-db-profile", pref)?;
     let profile = Profile::from_toml(&path.display().to_string(), &text).map_err(|e| err(file, &at("profile"), e.to_string()))?;
 
     let scale = match db.get("scale") {
@@ -274,7 +285,7 @@ mod tests {
             ("profile = \"tpcc-postgresql\"\nscale = 0\nvus = [1]", "s.toml: workload.database.scale: 0 warehouses — the scale must be above 0 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [4, 0]", "s.toml: workload.database.vus[1]: 0 — a virtual-user count is a whole number from 1 to 1000000 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = []", "s.toml: workload.database.vus: empty"),
-            ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nsclae = 2", "workload.database.sclae: unknown field — did you mean 'scale'?"),
+            ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nsclae = 2", "s.toml: workload.database.sclae: unknown field — did you mean 'scale'?"),
             ("profile = \"p.toml\"\nscale = 1\nvus = [1]", "s.toml: workload.database.profile: cannot read /nonexistent/p.toml"),
         ] {
             let e = read(&format!("[workload.database]\n{body}\n")).unwrap_err().to_string();

@@ -6,6 +6,7 @@
 pub mod database;
 pub mod fio;
 pub mod groups;
+pub mod import;
 pub mod job;
 pub mod presets;
 pub mod profile;

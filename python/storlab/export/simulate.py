@@ -28,9 +28,70 @@ def _lat(us: float) -> str:
     return latency(us)
 
 
+def is_import(record: dict[str, Any]) -> bool:
+    """True for a bulk import's record (`[workload.import]`)."""
+    return (record.get("inputs") or {}).get("kind") == "import"
+
+
 def is_database(record: dict[str, Any]) -> bool:
     """True for a database sweep's record (results per virtual-user count)."""
-    return bool(record["results"]) and all("vus" in r for r in record["results"])
+    return not is_import(record) and bool(record["results"]) and all("vus" in r for r in record["results"])
+
+
+def _duration(s: float) -> str:
+    h, rem = divmod(round(s), 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}"
+
+
+def import_table(record: dict[str, Any]) -> Group:
+    """A bulk import: per config the load time, the input rate, CPU, each
+    pool's IOPS, MB/s and use, and what bound it."""
+    inputs = record.get("inputs") or {}
+    roles = list(dict.fromkeys(k for r in record["results"] for k in (r.get("pools") or {})))
+    t = Table(title=record.get("title") or record["scenario"], show_lines=True)
+    for col in ["config", "load time", "input MB/s", "CPU"] + [f"pool {ro}" for ro in roles] + ["monthly", "binding"]:
+        t.add_column(col, justify="left" if col in ("config", "binding") or col.startswith("pool") else "right",
+                     overflow="fold", min_width=16 if col.startswith("pool") else None)
+    for r in record["results"]:
+        row = [r["config"], _duration(r["runtime_s"]), f"{r['bw_bytes_s'] / 1e6:,.1f}", f"{100 * (r.get('cpu_utilization') or 0):.0f} %"]
+        for ro in roles:
+            p = (r.get("pools") or {}).get(ro)
+            row.append("—" if p is None else f"{p['read_iops']:,.0f} r + {p['write_iops']:,.0f} w IOPS\n"
+                       f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s, {100 * p['utilization']:.0f} % busy")
+        row += [_usd(r.get("monthly_cost_usd")), r["binding"]]
+        t.add_row(*row)
+    notes = Text()
+    per = inputs.get("per_input_byte") or {}
+    notes.append(
+        f"import profile {inputs.get('profile', record['workload'])}: {inputs.get('size_bytes', 0) / 2**30:,.1f} GiB of input, "
+        f"{inputs.get('streams', 1)} COPY stream(s), input read from the {inputs.get('input_pool', 'data')} pool; per input byte "
+        f"{per.get('wal_bytes', 0):.2f} B of WAL, {per.get('table_bytes', 0):.2f} B of table, {per.get('index_bytes', 0):.2f} B of index, "
+        f"{inputs.get('cpu_us_per_mib', 0) / 1000:,.1f} ms of CPU per MiB; MB = 10^6 bytes\n", style="dim")
+    for line in record.get("warnings") or []:
+        notes.append(line + "\n", style="yellow")
+    for line in alarm_lines(record):
+        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
+    if record.get("unverified"):
+        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
+    if record.get("interrupted"):
+        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    return Group(t, notes)
+
+
+def import_csv(record: dict[str, Any]) -> str:
+    roles = list(dict.fromkeys(k for r in record["results"] for k in (r.get("pools") or {})))
+    fields = (["config", "job", "runtime_s", "bw_bytes_s", "iops", "read_iops", "write_iops", "cpu_utilization"]
+              + [f"{ro}_{f}" for ro in roles for f in POOL_FIELDS] + ["monthly_cost_usd", "binding"])
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in record["results"]:
+        row = dict(r)
+        for ro, p in (r.get("pools") or {}).items():
+            row.update({f"{ro}_{f}": p[f] for f in POOL_FIELDS})
+        w.writerow(row)
+    return buf.getvalue()
 
 
 def _main_types(results: list[dict[str, Any]], n: int = 2) -> list[str]:
@@ -121,6 +182,8 @@ def db_tables(record: dict[str, Any]) -> Group:
 
 
 def results_table(record: dict[str, Any]) -> Group:
+    if is_import(record):
+        return import_table(record)
     if is_database(record):
         return db_tables(record)
     configs = list(dict.fromkeys(r["config"] for r in record["results"]))
@@ -204,7 +267,9 @@ def db_csv(record: dict[str, Any]) -> str:
 
 def to_csv(record: dict[str, Any]) -> str:
     """One row per config and job, the columns of CSV_FIELDS (docs/record.md);
-    a database sweep one row per config and VU count (db_csv)."""
+    a database sweep one row per config and VU count (db_csv), an import one row per config (import_csv)."""
+    if is_import(record):
+        return import_csv(record)
     if is_database(record):
         return db_csv(record)
     from storlab.cli.out import csv_text

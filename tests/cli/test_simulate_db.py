@@ -1,0 +1,338 @@
+"""`storlab simulate` with `[workload.database]`: the run record in `bench
+db`'s columns, the exports, cost per 1,000 TPM, the automatic sweep, and
+bad input. Expected figures come from hand calculations in the comments
+(the mechanisms themselves are tested in crates/storlab-sim/tests/db.rs)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import EXAMPLES, ROOT
+
+# One transaction type: 1 ms of CPU, no page reads, no commit flush, no
+# dirtied pages, no concurrency penalty. On an r5.large's 2 vCPUs one user
+# runs 1,000 a second (60,000 TPM); from 2 users both vCPUs are busy:
+# 2,000 a second = 120,000 TPM, whatever the count. NOPM = 0.5 × TPM.
+CPU_PROFILE = """
+schema_version = 1
+kind = "storlab-db-profile"
+name = "cpu-only"
+workload = "custom:cpu"
+scale_unit = "scale"
+metric = "nopm"
+nopm_per_txn = 0.5
+[data]
+bytes_per_scale_unit = 1.0e8
+[[transaction]]
+name = "t"
+share = 1.0
+cpu_us = 1000.0
+page_accesses = 0.0
+pages_dirtied = 0.0
+commits = 0.0
+wal_bytes = 0.0
+[mrc]
+cache_fraction = [0.1, 1.0]
+miss_ratio = [0.2, 0.0]
+[concurrency]
+alpha = 0.0
+beta = 0.0
+"""
+
+R5_LARGE = """
+[configs.gp3]
+host = "aws/ec2/r5.large"
+[[configs.gp3.pools]]
+role = "data"
+device = "aws/ebs/gp3"
+size_gib = 100
+[[configs.gp3.pools]]
+role = "log"
+device = "aws/ebs/gp3"
+size_gib = 50
+"""
+
+
+def db_scenario(profile: str = "tpcc-postgresql", scale: str = "10", vus: str = "[1, 2]", extra: str = "",
+                configs: str = R5_LARGE) -> str:
+    return (f'[workload.database]\nprofile = "{profile}"\nscale = {scale}\nvus = {vus}\nrampup_s = 1\n'
+            f"duration_s = 10\n{extra}\n{configs}")
+
+
+def run_json(storlab, path) -> dict:
+    r = storlab("simulate", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_record_has_bench_db_columns_and_reads_back(storlab, scenario, limits_json):
+    path = scenario(db_scenario())
+    rec = run_json(storlab, path)
+    assert rec["engine"] == "simulate" and rec["workload"] == "tpcc-postgresql"
+    assert [r["vus"] for r in rec["results"]] == [1, 2]
+    for r in rec["results"]:
+        # bench db's columns, then the model's own.
+        for k in ("config", "job", "vus", "repeats", "nopm", "tpm", "txn", "binding", "cpu_utilization", "pools",
+                  "monthly_cost_usd", "usd_per_1000_tpm"):
+            assert k in r, k
+        assert r["job"] == "tpcc"
+        assert set(r["txn"]) == {"delivery", "new_order", "order_status", "payment", "stock_level"}
+        for t in r["txn"].values():
+            assert {"commits", "rollbacks", "errors", "per_min", "lat_p50_us", "lat_p99_us"} <= set(t)
+            assert t["lat_p50_us"] <= t["lat_p90_us"] <= t["lat_p99_us"] <= t["lat_max_us"]
+        assert set(r["pools"]) == {"data", "log"}
+        # NOPM is New-Order's share of TPM (0.438378 in the profile).
+        assert r["nopm"] == pytest.approx(r["tpm"] * 0.438378, rel=1e-3)
+        # The per-type rates add up to TPM.
+        assert sum(t["per_min"] for t in r["txn"].values()) == pytest.approx(r["tpm"], rel=1e-3)
+        # $ per 1,000 TPM = monthly cost / (TPM / 1,000); the monthly cost is
+        # the one `storlab limits` gives for the config.
+        monthly = limits_json(path)["configs"][0]["monthly_cost_usd"]
+        assert r["monthly_cost_usd"] == monthly
+        assert r["usd_per_1000_tpm"] == pytest.approx(monthly / (r["tpm"] / 1000), rel=1e-3)
+    assert [t["config"] for t in rec["tipping_point"]] == ["gp3"]
+    resources = {s["resource"] for s in rec["series"]}
+    assert {"pool data 1 VUs", "pool log 2 VUs", "db 2 VUs"} <= resources
+    assert rec["inputs"]["profile"] == "tpcc-postgresql" and rec["inputs"]["scale"] == 10
+    # The record reads back through the one record type, as bench db's does.
+    from storlab import api
+
+    assert api.check_record(rec)["results"][0]["vus"] == 1
+
+
+def test_cpu_bound_sweep_by_hand(storlab, scenario, tmp_path):
+    (tmp_path / "cpu.toml").write_text(CPU_PROFILE)
+    rec = run_json(storlab, scenario(db_scenario(profile="cpu.toml", vus="[1, 2, 4]")))
+    tpm = [r["tpm"] for r in rec["results"]]
+    assert tpm[0] == pytest.approx(60_000, rel=0.01)
+    assert tpm[1] == pytest.approx(120_000, rel=0.01) and tpm[2] == pytest.approx(120_000, rel=0.01)
+    assert rec["results"][2]["nopm"] == pytest.approx(60_000, rel=0.01)
+    assert rec["results"][2]["binding"].startswith("host CPU 2 vCPUs at 100 %")
+    assert rec["results"][2]["cpu_utilization"] > 0.99
+    # 2 users are the tipping point: 4 gain nothing.
+    assert (rec["tipping_point"][0]["vus"], rec["tipping_point"][0]["reached"]) == (2, True)
+
+
+def test_auto_sweep_steps_by_root_two_and_stops_two_steps_past_the_best(storlab, scenario, tmp_path):
+    (tmp_path / "cpu.toml").write_text(CPU_PROFILE)
+    rec = run_json(storlab, scenario(db_scenario(profile="cpu.toml", vus='"auto"')))
+    # √2 steps: 1, 2 (1.41 and 2 round to 1 and 2), 3 (2.83), 4, ... The best,
+    # 120,000 TPM, comes at 2; 3 and 4 gain nothing, so the sweep stops at 4.
+    assert [r["vus"] for r in rec["results"]] == [1, 2, 3, 4]
+    assert rec["tipping_point"][0]["vus"] == 2
+
+
+def test_table_csv_and_cloudwatch(storlab, scenario, tmp_path):
+    path = scenario(db_scenario())
+    r = storlab("simulate", str(path))
+    assert r.returncode == 0, r.stderr
+    for needle in ("VUs", "NOPM", "TPM", "new_order p50 / p99", "CPU", "pool data", "pool log", "binding",
+                   "tipping point", "per 1,000 TPM"):
+        assert needle in r.stdout, needle
+    r = storlab("simulate", str(path), "--csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [row["vus"] for row in rows] == ["1", "2"]
+    for k in ("nopm", "tpm", "data_read_iops", "log_write_bytes_s", "new_order_p99_us", "usd_per_1000_tpm", "binding"):
+        assert k in rows[0], k
+    cw = tmp_path / "cw.json"
+    assert storlab("simulate", str(path), "--cloudwatch", str(cw)).returncode == 0
+    labels = [m["Label"] for m in json.loads(cw.read_text())["MetricDataResults"]]
+    assert "gp3 pool data 2 VUs VolumeReadOps" in labels and "gp3 db 1 VUs Transactions" in labels
+
+
+def test_a_missing_price_stays_missing(storlab, scenario):
+    # No price for r5dn.24xlarge with SQL Server Enterprise licence-included
+    # in the catalog: no monthly cost, no $ per 1,000 TPM, and a note.
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', '"aws/ec2/r5dn.24xlarge"\nlicense = "windows-sql-enterprise"')
+    path = scenario(db_scenario(vus="[1]", configs=cfg))
+    rec = run_json(storlab, path)
+    r = rec["results"][0]
+    assert r.get("monthly_cost_usd") is None and r.get("usd_per_1000_tpm") is None
+    assert any("no monthly cost" in w and "windows-sql-enterprise" in w for w in rec["warnings"]), rec["warnings"]
+    assert "monthly cost not known" in storlab("simulate", str(path)).stdout
+
+
+def test_no_log_pool_logs_on_data_and_says_so(storlab, scenario):
+    cfg = '[configs.one]\nhost = "aws/ec2/r5.large"\n[[configs.one.pools]]\nrole = "data"\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n'
+    rec = run_json(storlab, scenario(db_scenario(vus="[2]", configs=cfg)))
+    assert any("no log pool" in w for w in rec["warnings"])
+    data = rec["results"][0]["pools"]["data"]
+    assert data["write_iops"] > 0 and set(rec["results"][0]["pools"]) == {"data"}
+
+
+def fails(storlab, path, *needles):
+    r = storlab("simulate", str(path))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert err.startswith("error: ")
+    for n in needles:
+        assert n in err, (n, err)
+
+
+def test_unknown_profile_lists_the_shipped_ones(storlab, scenario):
+    fails(storlab, scenario(db_scenario(profile="tpcc-postgres")), "s.toml", "workload.database.profile",
+          "unknown profile 'tpcc-postgres'", "did you mean 'tpcc-postgresql'", "insert-postgresql, tpcc-postgresql")
+
+
+def test_profile_of_another_schema_version(storlab, scenario, tmp_path):
+    (tmp_path / "v2.toml").write_text(CPU_PROFILE.replace("schema_version = 1", "schema_version = 2"))
+    fails(storlab, scenario(db_scenario(profile="v2.toml")), "s.toml", "workload.database.profile", "v2.toml",
+          "schema_version 2 is not supported", "schema_version 1")
+
+
+def test_scale_zero(storlab, scenario):
+    fails(storlab, scenario(db_scenario(scale="0")), "s.toml", "workload.database.scale", "0 warehouses",
+          "nearest valid value 1")
+
+
+@pytest.mark.parametrize("vus,field", [("[0]", "workload.database.vus[0]"), ("[]", "workload.database.vus"),
+                                       ("[4, -2]", "workload.database.vus[1]")])
+def test_bad_vus(storlab, scenario, vus, field):
+    fails(storlab, scenario(db_scenario(vus=vus)), "s.toml", field, "1")
+
+
+def test_no_pool_for_the_data(storlab, scenario):
+    cfg = '[configs.logonly]\nhost = "aws/ec2/r5.large"\n[[configs.logonly.pools]]\nrole = "log"\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n'
+    fails(storlab, scenario(db_scenario(configs=cfg)), "s.toml", "configs.logonly.pools", 'role = "data" or "all"',
+          "this config has log")
+
+
+def test_io_fields_beside_a_database_workload(storlab, scenario):
+    fails(storlab, scenario('[workload]\nprofile = "cdm-default"\n' + db_scenario()), "s.toml", "workload.profile",
+          "not used with [workload.database]")
+
+
+def test_ctrl_c_keeps_the_finished_steps(scenario):
+    path = scenario(db_scenario(vus="[1, 2, 4, 8, 16, 32, 64, 128]", extra="").replace("duration_s = 10", "duration_s = 3600"))
+    p = subprocess.Popen([sys.executable, "-m", "storlab.cli", "simulate", str(path), "--json"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Wait for the simulation's worker thread (storlab-py's off_gil), so the
+    # signal reaches a running simulation, not Python's start-up.
+    from pathlib import Path
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and p.poll() is None:
+        comms = []
+        for c in Path(f"/proc/{p.pid}/task").glob("*/comm"):
+            try:
+                comms.append(c.read_text().strip())
+            except OSError:  # a thread that just ended
+                pass
+        if "storlab-work" in comms:
+            break
+        time.sleep(0.1)
+    time.sleep(1)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    rec = json.loads(out)
+    assert rec["interrupted"] is True
+    assert 1 <= len(rec["results"]) < 8
+
+
+def shortened(text: str) -> str:
+    """An example with 5 s per VU count, so the test stays quick."""
+    import re
+
+    text = re.sub(r"(?m)^duration_s = .*$", "duration_s = 5", text)
+    return re.sub(r"(?m)^rampup_s = .*$", "rampup_s = 1", text)
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("db-*.toml")), ids=lambda p: p.name)
+def test_database_examples_simulate(storlab, scenario, path):
+    rec = run_json(storlab, scenario(shortened(path.read_text()), name=path.name))
+    configs = {r["config"] for r in rec["results"]}
+    assert len(configs) >= 2, path.name
+    # A sweep has TPM per VU count; an import a load time per config.
+    assert all((r.get("tpm") or 0) > 0 or (r.get("runtime_s") or 0) > 0 for r in rec["results"]), path.name
+
+
+def test_gp2_example_nopm_falls_when_the_burst_runs_out(storlab):
+    rec = run_json(storlab, EXAMPLES / "db-tpcc-gp2-burst.toml")
+
+    def series(config, resource, metric):
+        return next(s["values"] for s in rec["series"]
+                    if (s["config"], s["resource"], s["metric"]) == (config, resource, metric))
+
+    bal = series("gp2", "pool data 4 VUs", "BurstBalance")
+    ops = [r + w for r, w in zip(series("gp2", "pool data 4 VUs", "VolumeReadOps"),
+                                 series("gp2", "pool data 4 VUs", "VolumeWriteOps"))]
+    txn = series("gp2", "db 4 VUs", "Transactions")
+    # gp2's rules (EBS user guide): 5.4 M credits; each second the volume
+    # spends its I/Os and earns its baseline, 3 × 200 GiB = 600. So the
+    # balance at the end of minute k is 100 × (1 − Σ (ops − 600 × 60) / 5.4 M).
+    empty = next(i for i, v in enumerate(bal) if v < 0.01)
+    spent = 0.0
+    for k in range(empty):
+        spent += ops[k] - 600 * 60
+        assert bal[k] == pytest.approx(100 * (1 - spent / 5.4e6), abs=0.5), k
+    # Then the volume runs at its 600 IOPS baseline, and the transactions
+    # fall with the I/Os: the same I/Os per transaction before and after.
+    assert ops[empty + 2] / 60 == pytest.approx(600, rel=0.03)
+    assert txn[empty + 2] / txn[5] == pytest.approx(ops[empty + 2] / ops[5], rel=0.05)
+    assert txn[empty + 2] < 0.3 * txn[5]
+    # The gp3 holds its 3,000 IOPS: no fall.
+    gp3 = series("gp3", "db 4 VUs", "Transactions")
+    assert gp3[-2] == pytest.approx(gp3[5], rel=0.05)
+    assert any("BurstBalance reached 0" in w for w in rec["warnings"])
+    assert any(a["to"] == "ALARM" and a["config"] == "gp2" for a in rec["alarms"])
+
+
+def import_profile(cpu_us_per_mib: float, wal: float, table: float = 0.0, index: float = 0.0) -> str:
+    return (f'schema_version = 1\nkind = "storlab-import-profile"\nname = "t"\nworkload = "import"\n'
+            f"cpu_us_per_mib = {cpu_us_per_mib}\n[per_input_byte]\nwal_bytes = {wal}\ntable_bytes = {table}\n"
+            f"index_bytes = {index}\n")
+
+
+def import_scenario(streams: int, host: str = "aws/ec2/r5.large", data: str = "", log: str = "",
+                    size: str = "1", profile: str = "imp.toml") -> str:
+    return (f'[workload.import]\nprofile = "{profile}"\nsize_gib = {size}\nstreams = {streams}\n'
+            f'[configs.a]\nhost = "{host}"\n[[configs.a.pools]]\nrole = "data"\ndevice = "aws/ebs/gp3"\nsize_gib = 500\n{data}'
+            f'[[configs.a.pools]]\nrole = "log"\ndevice = "aws/ebs/gp3"\nsize_gib = 500\n{log}')
+
+
+def test_import_cpu_bound_by_hand(storlab, scenario, tmp_path):
+    # 100 ms of CPU per MiB, nothing written: 4 streams on an r5.large's
+    # 2 vCPUs keep both busy, so 1,024 MiB take 1,024 × 0.1 s / 2 = 51.2 s.
+    (tmp_path / "imp.toml").write_text(import_profile(100_000, 0.0))
+    rec = run_json(storlab, scenario(import_scenario(4)))
+    r = rec["results"][0]
+    assert r["job"] == "import" and r["runtime_s"] == pytest.approx(51.2, rel=0.03)
+    assert r["bw_bytes_s"] == pytest.approx(2**30 / 51.2, rel=0.03)
+    assert r["binding"].startswith("CPU: 4 COPY streams") or r["binding"].startswith("host CPU 2 vCPUs")
+    # One stream uses one vCPU at most: 102.4 s of CPU, plus its 1,024 reads.
+    one = run_json(storlab, scenario(import_scenario(1)))["results"][0]
+    assert one["runtime_s"] >= 102.4 and one["binding"].startswith("CPU: 1 COPY stream")
+
+
+def test_import_wal_bound_by_hand(storlab, scenario, tmp_path):
+    # 2 bytes of WAL per input byte on a gp3 log at its 125 MiB/s: the
+    # input goes in at 125 / 2 = 62.5 MiB/s, so 1 GiB takes 1,024 / 62.5 =
+    # 16.4 s (1 ms of CPU per MiB and a data gp3 at 1,000 MiB/s do not bind).
+    (tmp_path / "imp.toml").write_text(import_profile(1000, 2.0))
+    rec = run_json(storlab, scenario(import_scenario(8, host="aws/ec2/r5b.24xlarge",
+                                                     data="iops = 16000\nthroughput_mib_s = 1000\n")))
+    r = rec["results"][0]
+    assert r["runtime_s"] == pytest.approx(16.4, rel=0.03)
+    assert r["pools"]["log"]["write_bytes_s"] == pytest.approx(125 * 2**20, rel=0.03)
+    assert r["binding"].startswith("log pool: device aws/ebs/gp3"), r["binding"]
+    out = storlab("simulate", str(scenario(import_scenario(8, host="aws/ec2/r5b.24xlarge")))).stdout
+    assert "load time" in out and "input MB/s" in out
+
+
+def test_import_bad_input(storlab, scenario, tmp_path):
+    (tmp_path / "imp.toml").write_text(import_profile(1000, 2.0))
+    fails(storlab, scenario(import_scenario(1, size="0")), "s.toml", "workload.import.size_gib", "must be above 0")
+    fails(storlab, scenario(import_scenario(1, profile="import-postgres")), "workload.import.profile",
+          "did you mean 'import-postgresql'")
+    fails(storlab, scenario(import_scenario(1).replace("streams = 1", 'streams = 1\ninput_pool = "tempdb"')),
+          "configs.a.pools", 'role = "tempdb" or "all"')
