@@ -48,6 +48,8 @@ bs = "4k"
 iodepth = 1
 size = "256m"
 runtime_s = {qd1_runtime}
+# Alone, as fio runs it here: not beside the QD32 job.
+stonewall = true
 
 [configs.gp3]
 host = "aws/ec2/r5b.24xlarge"
