@@ -7,7 +7,8 @@
 
 
 pub mod db;
-pub mod dist;
+/// The latency draws live in storlab-model (the emulator takes them too).
+pub use storlab_model::dist;
 pub mod engine;
 pub use storlab_stats::rng;
 pub mod series;
