@@ -7,7 +7,7 @@ jobs on the same config (the modelled distribution, queueing included):
 2. QD1 latency: 4 KiB random reads at QD1, mean and p99 beside the
    simulator's (targets: 5 % and 10 %), with --floor-us given (the median
    QD1 latency of a --no-caps mount measured just before) and calibrated by
-   the emulator itself (the default), alternately;
+   the emulator itself (--floor-us auto), alternately;
 3. BurstBalance: a 100 GiB gp2 under a steady 3,000 IOPS (fio --rate_iops)
    with --initial-credits P empties at P % × 5.4 M / (3,000 − 300) s
    (EBS user guide, gp2 I/O credits; target ±3 %);
@@ -48,6 +48,8 @@ bs = "4k"
 iodepth = 1
 size = "256m"
 runtime_s = {qd1_runtime}
+# Alone, as fio runs it here: not beside the QD32 job.
+stonewall = true
 
 [configs.gp3]
 host = "aws/ec2/r5b.24xlarge"
@@ -118,7 +120,7 @@ def main() -> None:
             # Two ways to take FUSE's round trip off, alternating per round:
             # "given" passes --floor-us = the median QD1 latency of a --no-caps
             # mount measured just before (the way of 2026-11-23); "calibrated"
-            # leaves --floor-us out, so the emulator takes off the mean of its
+            # passes --floor-us auto: the emulator takes off the mean of its
             # own probe reads through the mount, renewed every second.
             floors: list = []
             rounds: dict = {"given": [], "calibrated": []}
@@ -132,7 +134,7 @@ def main() -> None:
                 finally:
                     e.stop()
                 for how in ("given", "calibrated"):
-                    extra = ["--floor-us", f"{floors[-1]:.1f}"] if how == "given" else []
+                    extra = ["--floor-us", f"{floors[-1]:.1f}"] if how == "given" else ["--floor-us", "auto"]
                     e = Emulated(base, sc, "gp3", *extra, tag=f"qd1{how}{r}")
                     try:
                         if how == "calibrated":

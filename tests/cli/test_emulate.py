@@ -239,6 +239,31 @@ def test_reads_are_held_to_the_volume_cap_and_counted_in_the_series(tmp_path, sc
     assert reads["resource"] == "pool all"
 
 
+def test_the_floor_is_calibrated_through_the_mount_when_asked(tmp_path, scenario, cleanup):
+    e = Emulator(tmp_path, scenario, "--floor-us", "auto", "--json")
+    cleanup.append(e.mount)
+    try:
+        st = json.loads(e.ready.read_text())
+        # 200 probe reads went through the mount before it was announced,
+        # each held 500 µs by the timer; the floor is what they took beyond
+        # that: more than nothing (a reply is never early), under 0.1 s.
+        assert 0 < st["floor_us"] < 100_000, st
+        # The probe file is the emulator's own: not on the volume.
+        assert os.listdir(e.mount) == []
+    finally:
+        rc, out, err = e.stop()
+    assert rc == 0, err
+    summary = json.loads(out)
+    assert summary["floor_calibrated"] is True and summary["floor_us"] > 0
+    assert not (e.backing / ".storlab-probe").exists()
+    fixed = Emulator(tmp_path, scenario, "--json", name="fixed")
+    cleanup.append(fixed.mount)
+    assert json.loads(fixed.ready.read_text())["floor_us"] == 0
+    rc, out, err = fixed.stop()
+    assert rc == 0, err
+    assert json.loads(out)["floor_calibrated"] is False
+
+
 def test_two_pools_mount_from_one_process(tmp_path, scenario, cleanup):
     mounts = [tmp_path / "data-mnt", tmp_path / "log-mnt"]
     for m in mounts:

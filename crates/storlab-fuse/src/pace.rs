@@ -14,7 +14,7 @@ pub use storlab_model::pacing::Secs;
 use storlab_model::resources::{IoClass, PoolPlan, Resource, Unit};
 use storlab_model::scenario::HostCacheMode;
 use storlab_model::Catalog;
-use storlab_sim::dist::ServiceTime;
+use storlab_model::dist::ServiceTime;
 use storlab_stats::rng::Rng;
 
 use crate::EmulateError;

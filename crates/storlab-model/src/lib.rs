@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod cost;
 pub mod deployment;
 pub mod device;
+pub mod dist;
 pub mod error;
 pub mod latency;
 pub mod limits;

@@ -9,7 +9,8 @@
 pub mod database;
 pub mod db;
 pub mod import;
-pub mod dist;
+/// The latency draws live in storlab-model (the emulator takes them too).
+pub use storlab_model::dist;
 pub mod engine;
 pub use storlab_stats::rng;
 pub mod series;

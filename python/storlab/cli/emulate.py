@@ -41,7 +41,7 @@ def emulate_cmd(
     metrics: Optional[Path] = typer.Option(None, "--metrics", help="Write the CloudWatch-style series (JSON) to FILE every period."),
     metrics_port: Optional[int] = typer.Option(None, "--metrics-port", help="Serve the last period's metrics in Prometheus text format on 127.0.0.1:PORT."),
     period: float = typer.Option(60.0, "--period", help="Series period in seconds."),
-    floor_us: Optional[float] = typer.Option(None, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine. Default: calibrated while mounted (the mean of unpaced probe reads through the mount, renewed every second); 0 takes nothing off."),
+    floor_us: Optional[str] = typer.Option(None, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine (default 0), or auto: calibrated while mounted (the mean of probe reads through the mount, renewed every second)."),
     no_caps: bool = typer.Option(False, "--no-caps", help="Pass-through only: no caps, no latency (to measure the emulator's overhead)."),
     nonempty: bool = typer.Option(False, "--nonempty", help="Mount even over a folder that has files (they are hidden while mounted)."),
     adopt_backing: bool = typer.Option(False, "--adopt-backing", help="Use a backing folder with files that storlab did not create."),
@@ -71,8 +71,16 @@ def emulate_cmd(
         raise StorlabError(f"--period {period}: must be positive — e.g. 60")
     if ram is not None and not ram > 0:
         raise StorlabError(f"--ram {ram}: GiB of page cache, positive — e.g. 8")
-    if floor_us is not None and not floor_us >= 0:
-        raise StorlabError(f"--floor-us {floor_us}: microseconds, 0 or more — e.g. 50 (or leave it out to calibrate)")
+    floor: float | None = 0.0
+    if floor_us is not None and floor_us.strip().lower() == "auto":
+        floor = None  # calibrated by the emulator
+    elif floor_us is not None:
+        try:
+            floor = float(floor_us)
+        except ValueError:
+            floor = -1.0
+        if not floor >= 0:
+            raise StorlabError(f"--floor-us {floor_us}: microseconds, 0 or more, or auto — e.g. 50")
     if metrics_port is not None and not 0 <= metrics_port <= 65535:
         raise StorlabError(f"--metrics-port {metrics_port}: a TCP port from 0 to 65535 — e.g. 9101")
     roles = list(pool) if pool else [None] * len(mount)
@@ -84,7 +92,7 @@ def emulate_cmd(
         "metrics_port": metrics_port,
         "period_s": period,
         "seed": seed,
-        "floor_us": floor_us,
+        "floor_us": floor,
         "unpaced": no_caps,
         "nonempty": nonempty,
         "adopt_backing": adopt_backing,

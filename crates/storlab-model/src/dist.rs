@@ -3,8 +3,8 @@
 //! read and an interpolation; the outer 1/256 of each tail, where a linear
 //! interpolation would bend p99.9 and beyond, is computed exactly.
 
-use crate::rng::Rng;
-use storlab_model::latency::LogNormal;
+use crate::latency::LogNormal;
+use storlab_stats::rng::Rng;
 
 const BITS: u32 = 12;
 const N: usize = 1 << BITS;
