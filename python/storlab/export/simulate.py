@@ -22,6 +22,12 @@ CSV_FIELDS = [
 DEFAULT_START = "2026-01-01T00:00:00+00:00"
 
 
+def csv_text(fields: list[str], rows: list[dict[str, Any]]) -> str:
+    from storlab.cli.out import csv_text as text
+
+    return text(fields, rows)
+
+
 def _lat(us: float) -> str:
     from storlab.cli.out import latency
 
@@ -83,15 +89,13 @@ def import_csv(record: dict[str, Any]) -> str:
     roles = list(dict.fromkeys(k for r in record["results"] for k in (r.get("pools") or {})))
     fields = (["config", "job", "runtime_s", "bw_bytes_s", "iops", "read_iops", "write_iops", "cpu_utilization"]
               + [f"{ro}_{f}" for ro in roles for f in POOL_FIELDS] + ["monthly_cost_usd", "binding"])
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
+    rows = []
     for r in record["results"]:
         row = dict(r)
         for ro, p in (r.get("pools") or {}).items():
             row.update({f"{ro}_{f}": p[f] for f in POOL_FIELDS})
-        w.writerow(row)
-    return buf.getvalue()
+        rows.append(row)
+    return csv_text(fields, rows)
 
 
 def _main_types(results: list[dict[str, Any]], n: int = 2) -> list[str]:
@@ -252,17 +256,15 @@ def db_csv(record: dict[str, Any]) -> str:
     types = list(dict.fromkeys(k for r in record["results"] for k in r["txn"]))
     fields = (DB_CSV_FIELDS + [f"{ro}_{f}" for ro in roles for f in POOL_FIELDS]
               + [f"{ty}_{f}" for ty in types for f in ("per_min", "p50_us", "p99_us")] + DB_CSV_TAIL)
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
+    rows = []
     for r in record["results"]:
         row = dict(r)
         for ro, p in (r.get("pools") or {}).items():
             row.update({f"{ro}_{f}": p[f] for f in POOL_FIELDS})
         for ty, x in r["txn"].items():
             row.update({f"{ty}_per_min": x["per_min"], f"{ty}_p50_us": x["lat_p50_us"], f"{ty}_p99_us": x["lat_p99_us"]})
-        w.writerow(row)
-    return buf.getvalue()
+        rows.append(row)
+    return csv_text(fields, rows)
 
 
 def to_csv(record: dict[str, Any]) -> str:
@@ -272,8 +274,6 @@ def to_csv(record: dict[str, Any]) -> str:
         return import_csv(record)
     if is_database(record):
         return db_csv(record)
-    from storlab.cli.out import csv_text
-
     return csv_text(CSV_FIELDS, record["results"])
 
 
