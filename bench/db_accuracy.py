@@ -35,9 +35,7 @@ and config; ±20 %. The emulator models the instance's page cache (`--ram` =
 the host's memory, through STORLAB_EMULATE_OPTIONS), as the model's cache
 does.
 
-Beside each prediction, two diagnostics from the profile alone (D1: the
-recording's time outside the server as a think time; D2: also without the
-USL penalty), and the model on the profile's own recorded points.
+Beside the predictions, the model on the profile's own recorded points.
 
 Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
@@ -267,45 +265,6 @@ def table(rows: list[dict], tol: float) -> list[str]:
     return lines
 
 
-def out_of_server_ms() -> float:
-    """Time per transaction outside the server's CPU at one user, from the
-    profile's own recording (synchronous_commit off, every page cached):
-    1 / X(1) − Σ share × cpu_us. The client's round trip, the wake-ups and
-    the scheduling on a shared machine; the model has no such term."""
-    import tomllib
-
-    prof = tomllib.loads((ROOT / "python/storlab/profiles" / f"{PROFILE}.toml").read_text())
-    conc = prof["concurrency"]
-    x1 = conc["throughput"][conc["vus"].index(1)]
-    return 1000.0 / x1 - sum(t["share"] * t["cpu_us"] for t in prof["transaction"]) / 1000.0
-
-
-def diagnostics(scenario: Path, catalog: Path | None) -> dict[str, dict]:
-    """Two what-ifs from the profile alone (not fitted to the measured runs):
-    D1 adds the recording's out-of-server time as a think time; D2 also
-    turns the USL penalty off (its fit already holds the 2-vCPU CPU limit,
-    which the model's CPU station counts again)."""
-    ms = out_of_server_ms()
-    out = {}
-    for name, extra in (("D1", f"think_time_ms = {ms:.3f}\n"),
-                        ("D2", f"think_time_ms = {ms:.3f}\nusl_alpha = 0.0\nusl_beta = 0.0\n")):
-        scen = scenario.with_name(f"{scenario.stem}-{name}.toml")
-        scen.write_text(scenario.read_text().replace("[workload.database]\n", "[workload.database]\n" + extra, 1))
-        out[name] = predict(scen, catalog, 1)
-    return out
-
-
-def diag_table(rows: list[dict], tol: float) -> list[str]:
-    lines = [f"| point | measured median | model | D1: + out-of-server time | D2: D1, USL off | D2 error | D2 within ±{tol:.0%} |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        med = statistics.median(r["measured"])
-        e2 = (r["D2"] - med) / med
-        lines.append(f"| {r['point']} | {med:,.0f} | {r['predicted']:,.0f} | {r['D1']:,.0f} | {r['D2']:,.0f} | {e2:+.1%} | "
-                     f"{'yes' if abs(e2) <= tol else 'no'} |")
-    return lines
-
-
 def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay: Path) -> dict:
     m = machine()
     rows, tips = [], []
@@ -317,16 +276,13 @@ def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay:
         pred = predict(scen, overlay, args.sim_seeds)
         (out / f"predicted-w{w}.json").write_text(json.dumps(pred["this-machine"]["record"], indent=1) + "\n")
         p = pred["this-machine"]
-        diag = {k: d["this-machine"] for k, d in diagnostics(scen, overlay).items()}
         samples = {v: [r["nopm"][v] for r in runs if r["warehouses"] == w and v in r["nopm"]] for v in args.vus}
         for v in args.vus:
             load = [r["load_before"] for r in runs if r["warehouses"] == w] or [float("nan")]
             rows.append({"point": f"{w} wh, {v} VUs", "measured": samples[v], "predicted": p["nopm"][v], "load": load,
-                         "binding": p["binding"].get(v, ""), "D1": diag["D1"]["nopm"][v], "D2": diag["D2"]["nopm"][v]})
+                         "binding": p["binding"].get(v, "")})
         tm, tp = tipping(samples), p["tipping_point"]
         tips.append((w, tm, tp))
-        summary.setdefault("diagnostic_tipping", []).append({"warehouses": w, "D1": diag["D1"]["tipping_point"],
-                                                             "D2": diag["D2"]["tipping_point"]})
     lines = table(rows, 0.15)
     within = sum(1 for r in rows if abs(r["error"]) <= 0.15)
     lines.append("")
@@ -345,14 +301,7 @@ def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay:
     lines.append("")
     for r in rows:
         lines.append(f"- {r['point']}: {r['binding']}")
-    lines.append("")
-    lines.append(f"Diagnostics from the profile alone (out-of-server time {out_of_server_ms():.3f} ms a transaction):")
-    lines.append("")
-    lines += diag_table(rows, 0.15)
-    lines.append("")
-    lines.append("Diagnostic tipping points: " + "; ".join(f"{d['warehouses']} wh: D1 {d['D1']}, D2 {d['D2']}"
-                                                            for d in summary["diagnostic_tipping"]))
-    summary["points"] = [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding", "D1", "D2")} for r in rows]
+    summary["points"] = [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding")} for r in rows]
     print("\n".join(lines))
     summary["table"] = lines
     return summary
@@ -454,24 +403,20 @@ def emulated(args: argparse.Namespace, out: Path) -> dict:
             r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
     pred = predict(scen, None, args.sim_seeds)
     (out / "predicted-emulated.json").write_text(json.dumps(next(iter(pred.values()))["record"], indent=1) + "\n")
-    diag = diagnostics(scen, None)
     rows = []
     for cfg in configs:
         for v in args.emu_vus:
             xs = [r["nopm"][v] for r in runs if r["config"] == cfg and v in r["nopm"]]
             rows.append({"point": f"{cfg}, {v} VUs", "measured": xs, "predicted": pred[cfg]["nopm"][v],
-                         "load": [r["load_before"] for r in runs if r["config"] == cfg], "binding": pred[cfg]["binding"].get(v, ""),
-                         "D1": diag["D1"][cfg]["nopm"][v], "D2": diag["D2"][cfg]["nopm"][v]})
+                         "load": [r["load_before"] for r in runs if r["config"] == cfg], "binding": pred[cfg]["binding"].get(v, "")})
     lines = table(rows, 0.20)
     lines.append("")
     lines.append(f"{sum(1 for r in rows if abs(r['error']) <= 0.20)} of {len(rows)} points within ±20 %.")
     lines.append("")
     for r in rows:
         lines.append(f"- {r['point']}: {r['binding']}")
-    lines.append("")
-    lines += diag_table(rows, 0.20)
     print("\n".join(lines))
-    return {"warehouses": args.emu_warehouses, "points": [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding", "D1", "D2")} for r in rows],
+    return {"warehouses": args.emu_warehouses, "points": [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding")} for r in rows],
             "table": lines}
 
 

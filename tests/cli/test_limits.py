@@ -120,15 +120,16 @@ def test_unknown_license_is_one_line_with_the_nearest_value(storlab, scenario):
 
 
 def test_license_selects_the_host_price(limits_json, scenario):
-    # m5.xlarge us-east-1: Linux $0.192/h, Windows $0.376/h; × 730 h =
-    # $140.16 and $274.48. Windows with SQL Server Standard: no price found,
-    # listed as missing.
-    def host_item(lic):
-        text = f'region = "aws/us-east-1"\n[configs.a]\nhost = "aws/ec2/m5.xlarge"\nlicense = "{lic}"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 10\n'
+    # m5.xlarge us-east-1: Linux $0.192/h, Windows $0.376/h, Windows with
+    # SQL Server Standard $0.856/h; × 730 h = $140.16, $274.48 and $624.88.
+    # t3.medium with SQL Server Standard: no price found, listed as missing.
+    def host_item(lic, host="m5.xlarge"):
+        text = f'region = "aws/us-east-1"\n[configs.a]\nhost = "aws/ec2/{host}"\nlicense = "{lic}"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 10\n'
         return limits_json(scenario(text))["configs"][0]["cost_breakdown"][0]
     assert host_item("linux")["usd"] == 140.16
     assert host_item("windows")["usd"] == 274.48
-    sql = host_item("windows-sql-standard")
+    assert host_item("windows-sql-standard")["usd"] == 624.88
+    sql = host_item("windows-sql-standard", "t3.medium")
     assert sql["usd"] is None and "windows-sql-standard" in sql["item"]
 
 

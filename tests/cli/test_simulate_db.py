@@ -149,9 +149,9 @@ def test_table_csv_and_cloudwatch(storlab, scenario, tmp_path):
 
 
 def test_a_missing_price_stays_missing(storlab, scenario):
-    # No price for r5dn.24xlarge with SQL Server Enterprise licence-included
-    # in the catalog: no monthly cost, no $ per 1,000 TPM, and a note.
-    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', '"aws/ec2/r5dn.24xlarge"\nlicense = "windows-sql-enterprise"')
+    # No price for r5.large with SQL Server Enterprise licence-included in
+    # the catalog: no monthly cost, no $ per 1,000 TPM, and a note.
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', '"aws/ec2/r5.large"\nlicense = "windows-sql-enterprise"')
     path = scenario(db_scenario(vus="[1]", configs=cfg))
     rec = run_json(storlab, path)
     r = rec["results"][0]

@@ -59,9 +59,19 @@ def test_per_type_demand_split_by_hand():
     assert t["a"]["rollback_share"] == pytest.approx(2 / 30)
 
 
+@pytest.mark.parametrize("alpha,beta", [(0.05, 0.002), (0.2, 0.0), (0.0, 0.01)])
+def test_cpu_penalty_fit_recovers_exact_coefficients(alpha, beta):
+    vus = [1, 2, 4, 8]
+    a, b = profile.cpu_penalty_fit(vus, [900.0 * (1 + alpha * (n - 1) + beta * n * (n - 1)) for n in vus])
+    assert a == pytest.approx(alpha, abs=1e-9)
+    assert b == pytest.approx(beta, abs=1e-9)
+
+
 def test_profile_file_parses_and_shares_sum_to_one(tmp_path):
     txn = {"x": {"commits": 1, "rollbacks": 0, "errors": 0}, "y": {"commits": 2, "rollbacks": 0, "errors": 0}}
-    sweep = [run(txn, {}, {}, 0.1, vus=n, tpm=usl(n, 0.1, 0.01) * 60) for n in (1, 2, 4)]
+    # 3 transactions a run; the server's CPU per transaction grows as
+    # 1 + 0.1(N − 1): 1 ms at one user, 1.1 at two, 1.3 at four.
+    sweep = [run(txn, {}, {}, 0.003 * (1 + 0.1 * (n - 1)), vus=n, tpm=usl(n, 0.1, 0.01) * 60) for n in (1, 2, 4)]
     sweep[0]["server"]["relation_bytes"] = {"item": 1000, "stock": 9000}
     prov = profile.provenance({"version": "PostgreSQL 15", "settings": {"shared_buffers": "128MB"}}, scale=2, vus=[1, 2, 4],
                               command=["storlab", "bench", "db", "--db", "postgres://me:s3cret@h/db"])
@@ -78,7 +88,14 @@ def test_profile_file_parses_and_shares_sum_to_one(tmp_path):
     assert doc["mrc"]["miss_ratio"] == [0.4, 0.1, 0.1]
     # ITEM is fixed; the rest, 9000 bytes, over 2 warehouses.
     assert doc["data"]["fixed_bytes"] == 1000.0 and doc["data"]["bytes_per_scale_unit"] == 4500.0
-    assert doc["concurrency"]["alpha"] == pytest.approx(0.1, abs=1e-6)
+    c = doc["concurrency"]
+    assert c["alpha"] == pytest.approx(0.1, abs=1e-6) and c["beta"] == pytest.approx(0.0, abs=1e-6)
+    assert c["fit"] == "cpu_per_txn" and c["cpu_us_per_txn"] == pytest.approx([1000.0, 1100.0, 1300.0])
+    # One user ran 1,000 transactions/s (usl(1) = 1000): 1,000 µs each, all
+    # of it the server's CPU, so nothing outside.
+    assert c["outside_us"] == pytest.approx(0.0, abs=1e-6)
+    # The types' CPU is scaled to the one-user figure: the mix averages 1,000 µs.
+    assert sum(t["share"] * t["cpu_us"] for t in doc["transaction"]) == pytest.approx(1000.0, rel=1e-5)
     assert doc["provenance"]["machine"]["cpus"] >= 1
 
 

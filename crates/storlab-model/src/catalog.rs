@@ -39,6 +39,14 @@ pub struct LatencyProfile {
     pub read_p99_us: Num,
     pub write_median_us: Num,
     pub write_p99_us: Num,
+    /// A durable write: one write followed by a flush of the device's
+    /// volatile cache (`fdatasync`), at queue depth 1. Absent where a write
+    /// is durable when acknowledged (cloud block storage), so a flush adds
+    /// nothing to the write.
+    #[serde(default)]
+    pub flush_median_us: Option<Num>,
+    #[serde(default)]
+    pub flush_p99_us: Option<Num>,
     #[serde(default)]
     pub note: Option<String>,
 }
@@ -56,6 +64,8 @@ impl LatencyProfile {
             read_p99_us: self.read_p99_us.clone(),
             write_median_us: self.write_median_us.clone(),
             write_p99_us: self.write_p99_us.clone(),
+            flush_median_us: self.flush_median_us.clone(),
+            flush_p99_us: self.flush_p99_us.clone(),
         }
     }
 }
@@ -285,6 +295,10 @@ pub struct LatencySpec {
     pub read_p99_us: Num,
     pub write_median_us: Num,
     pub write_p99_us: Num,
+    #[serde(default)]
+    pub flush_median_us: Option<Num>,
+    #[serde(default)]
+    pub flush_p99_us: Option<Num>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
@@ -857,7 +871,9 @@ impl Catalog {
     pub fn latency_for(&self, id: &str) -> Option<(LatencySpec, bool)> {
         let verified = |l: &LatencySpec, src: Option<&str>| {
             [&l.read_median_us, &l.read_p99_us, &l.write_median_us, &l.write_p99_us]
-                .iter()
+                .into_iter()
+                .chain(l.flush_median_us.iter())
+                .chain(l.flush_p99_us.iter())
                 .all(|n| self.provenance(n, src).is_some_and(|p| p.verified))
         };
         if let Some(d) = self.devices.get(id) {

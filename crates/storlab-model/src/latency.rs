@@ -37,6 +37,9 @@ impl LogNormal {
 pub struct LatencyModel {
     pub read: LogNormal,
     pub write: LogNormal,
+    /// A durable write (write + cache flush) where the device has a volatile
+    /// write cache; `None` where an acknowledged write is already durable.
+    pub flush: Option<LogNormal>,
 }
 
 impl LatencyModel {
@@ -44,6 +47,11 @@ impl LatencyModel {
         LatencyModel {
             read: LogNormal::from_median_p99(s.read_median_us.value, s.read_p99_us.value),
             write: LogNormal::from_median_p99(s.write_median_us.value, s.write_p99_us.value),
+            flush: match (&s.flush_median_us, &s.flush_p99_us) {
+                (Some(m), Some(p)) => Some(LogNormal::from_median_p99(m.value, p.value)),
+                (Some(m), None) => Some(LogNormal::from_median_p99(m.value, m.value)),
+                _ => None,
+            },
         }
     }
 }

@@ -2,6 +2,8 @@
 //! closed-loop virtual users on a modelled deployment.
 //!
 //! Each transaction, of a type drawn by the profile's shares:
+//! 0. spends the profile's time outside the server (the client's round
+//!    trip, measured at one user on the recording machine) — a delay, no CPU;
 //! 1. takes CPU on the host's vCPUs — a multi-server station, first come
 //!    first served — for `cpu_us` × the host's relative CPU speed × the USL
 //!    factor at N users (the profile's contention and coherency), so
@@ -10,7 +12,8 @@
 //!    at a time, on the `data` pool; the miss ratio comes from the profile's
 //!    miss-ratio curve at cache = memory left to the database / data size;
 //! 3. commits: its WAL bytes join the log writer's next flush, a write on
-//!    the `log` pool; one flush serves every commit waiting when it starts
+//!    the `log` pool (a durable write: write + cache flush where the device
+//!    has a volatile cache); one flush serves every commit waiting when it starts
 //!    (group commit), and commits arriving during a flush wait for the next;
 //! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
 //!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool.
@@ -106,6 +109,8 @@ pub struct DbResult {
     pub time_reads_s: f64,
     pub time_commit_s: f64,
     pub time_think_s: f64,
+    /// Outside the server: the client's round trip.
+    pub time_outside_s: f64,
     /// The USL's service-demand factor at these users.
     pub usl_factor: f64,
     /// Stopped early: the window ends at `window_s`.
@@ -172,6 +177,8 @@ struct Vu {
     started: f64,
     reads_left: u32,
     commits: u32,
+    /// Back from the round trip, the CPU still to take.
+    cpu_pending: bool,
 }
 
 /// The pool a role's I/O goes to: that role's pool, else `all`, else `fallback`.
@@ -198,6 +205,10 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut labels = HashMap::new();
     let data = pool_for(dep, Role::Data, 0);
     let log = pool_for(dep, Role::Log, data);
+    // A commit's WAL write must be durable before it returns: where the
+    // log's device has a volatile write cache, a write plus its flush.
+    let log_lat = Latencies { read: lats[log].read.clone(), write: lats[log].flush.clone().unwrap_or_else(|| lats[log].write.clone()), hit: None, flush: None };
+    let outside = profile.concurrency.outside_us.max(0.0) * 1e-6;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
@@ -227,7 +238,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut hists: Vec<Histogram> = profile.transactions.iter().map(|_| Histogram::default()).collect();
     let mut counts = vec![0u64; profile.transactions.len()];
     let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
-    let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0 }; n];
+    let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0, cpu_pending: false }; n];
     let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::new();
     let push = |heap: &mut BinaryHeap<std::cmp::Reverse<Event>>, t: f64, who: u32| heap.push(std::cmp::Reverse(Event { t_bits: t.to_bits(), who }));
     // Group commit: the commits waiting for the next flush, and those the
@@ -240,7 +251,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
     let mut window_open = false;
     // Where the time went (in the window), and the log's flush times.
-    let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think, mut t_out) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut commit_start = vec![0.0f64; n];
     let mut flush_started = 0.0f64;
     let mut flush_time = 0.0f64;
@@ -301,8 +312,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         } else {
             let v = who as usize;
             let vu = &mut vus[v];
+            let mut take_cpu = false;
             if vu.reads_left == u32::MAX {
-                // A new transaction: its type, then its CPU.
+                // A new transaction: its type, its round trip, then its CPU.
                 let x = rng.f64();
                 vu.txn = cum.iter().position(|&c| x < c).unwrap_or(cum.len() - 1);
                 let tp = &profile.transactions[vu.txn];
@@ -313,6 +325,21 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     thinking[v] = false;
                     active += 1;
                 }
+                if outside > 0.0 {
+                    vu.cpu_pending = true;
+                    if in_window(t) {
+                        t_out += outside;
+                    }
+                    push(&mut heap, t + outside, who);
+                } else {
+                    take_cpu = true;
+                }
+            } else if vu.cpu_pending {
+                vu.cpu_pending = false;
+                take_cpu = true;
+            }
+            if take_cpu {
+                let tp = &profile.transactions[vu.txn];
                 let usl = usl_at(active as f64);
                 if in_window(t) {
                     usl_sum += usl;
@@ -328,6 +355,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 cpu_free[k] = start + demand;
                 cpu_busy += (start + demand).min(w1).max(w0) - start.min(w1).max(w0);
                 push(&mut heap, start + demand, who);
+            } else if vu.cpu_pending {
+                // On its round trip: the event that brings it back is queued.
             } else if vu.reads_left > 0 {
                 vu.reads_left -= 1;
                 let done = reads.io(&mut st, &lats[data], IoClass::ReadMiss, t, &mut rng);
@@ -376,7 +405,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 let size = left.min(MAX_LOG_WRITE);
                 let class = (size.max(4096.0) as u64).next_power_of_two();
                 let path = log_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, log, class as f64, true, &mut labels));
-                let d = path.io(&mut st, &lats[log], IoClass::Write, t, &mut rng);
+                let d = path.io(&mut st, &log_lat, IoClass::Write, t, &mut rng);
                 sink.complete(log, false, size, d - t);
                 count_io(&mut pool_ios, log, false, size, d);
                 done = done.max(d);
@@ -427,8 +456,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let commits_per_flush = if flushes > 0 { flushed_commits as f64 / flushes as f64 } else { 0.0 };
     let flush_s = if flushes > 0 { flush_time / flushes as f64 } else { 0.0 };
     let per = |x: f64| if total > 0 { x / total as f64 } else { 0.0 };
-    let (q, c, r, cm, th) = (per(t_cpu_q), per(t_cpu), per(t_reads), per(t_commit), per(t_think));
-    let pct = |x: f64| 100.0 * x / (q + c + r + cm + th).max(1e-12);
+    let (q, c, r, cm, th, out) = (per(t_cpu_q), per(t_cpu), per(t_reads), per(t_commit), per(t_think), per(t_out));
+    let all = q + c + r + cm + th + out;
+    let pct = |x: f64| 100.0 * x / all.max(1e-12);
     let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
     let usl = if usl_n > 0 { usl_sum / usl_n as f64 } else { usl_at(n as f64) };
     let usl_note = if usl > 1.05 { format!(", concurrency penalty ×{usl:.2} at {n} users") } else { String::new() };
@@ -446,7 +476,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 None => format!("{label}, {:.0} % busy", 100.0 * u),
             }
         }
-        _ if th > 0.5 * (q + c + r + cm + th) => format!("think time: {} of {} per transaction, no limit reached", ms(th), ms(q + c + r + cm + th)),
+        _ if th > 0.5 * all => format!("think time: {} of {} per transaction, no limit reached", ms(th), ms(all)),
+        _ if out >= (c + q).max(r).max(cm) => format!("round trip outside the server: {} of {} per transaction ({:.0} %), no limit reached", ms(out), ms(all), pct(out)),
         _ if cm >= r.max(c + q) && flushes > 0 => {
             format!("log flush latency: {} a flush, {commits_per_flush:.1} commits per flush, {:.0} % of a transaction's time", ms(flush_s), pct(cm))
         }
@@ -491,6 +522,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         time_reads_s: r,
         time_commit_s: cm,
         time_think_s: th,
+        time_outside_s: out,
         usl_factor: usl,
         interrupted: stopped_at.is_some(),
         window_s: w,

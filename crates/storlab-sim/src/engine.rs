@@ -42,6 +42,8 @@ pub struct Latencies {
     pub read: ServiceTime,
     pub write: ServiceTime,
     pub hit: Option<ServiceTime>,
+    /// A durable write (write + cache flush), where the device has one.
+    pub flush: Option<ServiceTime>,
 }
 
 /// A completion: the time's bit pattern (for non-negative f64 it orders as

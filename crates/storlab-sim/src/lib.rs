@@ -290,7 +290,7 @@ pub fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployme
     } else {
         None
     };
-    Ok(Latencies { read: dist::ServiceTime::new(&m.read), write: dist::ServiceTime::new(&m.write), hit })
+    Ok(Latencies { read: dist::ServiceTime::new(&m.read), write: dist::ServiceTime::new(&m.write), hit, flush: m.flush.as_ref().map(dist::ServiceTime::new) })
 }
 
 /// The series sink of a deployment: every pool's resources registered once

@@ -78,7 +78,7 @@ fn params(vus: u32) -> DbParams {
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
 fn constant(ms: f64) -> Latencies {
     let d = LogNormal::from_median_p99(ms * 1000.0, ms * 1000.0);
-    Latencies { read: ServiceTime::new(&d), write: ServiceTime::new(&d), hit: None }
+    Latencies { read: ServiceTime::new(&d), write: ServiceTime::new(&d), hit: None, flush: None }
 }
 
 // One user, 1 µs of CPU, no reads, a 4 ms flush per commit: a transaction
@@ -261,4 +261,38 @@ fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
     }
     let reads = series("pool data", "VolumeReadOps");
     assert!((reads[10] / 60.0 / 3000.0 - 1.0).abs() < 0.02 && (reads[42] / 60.0 / 600.0 - 1.0).abs() < 0.03, "{} {}", reads[10], reads[42]);
+}
+
+// The round trip outside the server: one user, 1 ms of CPU, no I/O, and
+// `outside_us = 500` — a transaction takes 1.5 ms, so 1 / 1.5 ms = 666.7/s
+// = 40,000 TPM, and the round trip uses no vCPU (CPU busy 1 / 1.5 of one
+// vCPU's time = 2/3, over an r5.large's 2 vCPUs = 1/3). With 4 users the
+// round trips overlap the 2 vCPUs' work: CPU-bound at 2 / 1 ms = 2,000/s.
+#[test]
+fn the_round_trip_outside_the_server_is_a_delay_without_cpu() {
+    let cat = common::catalog();
+    let dep = config("[configs.a]\nhost = \"aws/ec2/r5.large\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
+    let mut p = profile_with(1000.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    p.concurrency.outside_us = 500.0;
+    let r = simulate_db(&cat, &dep, &p, &params(1)).unwrap();
+    assert!((r.tpm / 40_000.0 - 1.0).abs() < 0.005, "{}", r.tpm);
+    assert!((r.cpu_utilization - 1.0 / 3.0).abs() < 0.005, "{}", r.cpu_utilization);
+    assert!((r.time_outside_s - 0.0005).abs() < 1e-6 && (r.txn[0].latency.lat_mean_us - 1500.0).abs() < 1.0, "{:?}", r.txn[0].latency);
+    let r = simulate_db(&cat, &dep, &p, &params(4)).unwrap();
+    assert!((r.tpm / 120_000.0 - 1.0).abs() < 0.01, "{}", r.tpm);
+}
+
+// A log device with a volatile write cache: its catalog `flush` latency (a
+// write + fdatasync) is what a commit waits for, not its plain write. One
+// user, 1 µs of CPU, writes of 0.1 ms but durable writes of 2 ms: 1 / 2.001 ms
+// = 499.75 commits/s = 29,985 a minute; without the flush it would be
+// 1 / 0.101 ms.
+#[test]
+fn a_commit_waits_for_a_durable_write_where_the_device_has_a_flush_latency() {
+    let dep = deployment();
+    let mut log = constant(0.1);
+    log.flush = Some(ServiceTime::new(&LogNormal::from_median_p99(2000.0, 2000.0)));
+    let r = run_db(&dep, &profile(1.0, 0.0, 0.0), &params(1), &[constant(0.1), log]);
+    assert!((r.tpm / 29_985.0 - 1.0).abs() < 0.005, "{}", r.tpm);
+    assert!((r.flush_s - 0.002).abs() < 1e-6, "{}", r.flush_s);
 }

@@ -69,15 +69,37 @@ pub struct Mrc {
     pub method: String,
 }
 
-/// Universal Scalability Law: X(N) = X(1)·N / (1 + α(N − 1) + βN(N − 1)).
+/// The concurrency penalty, in the Universal Scalability Law's form: the
+/// server's CPU per transaction at N users is its CPU at one user times
+/// 1 + α(N − 1) + βN(N − 1) (contention and coherency). With
+/// `fit = "cpu_per_txn"` (what the recorder writes) α and β were fitted to
+/// the measured CPU per transaction at each N, so the model's CPU queue adds
+/// the rest of the slow-down and nothing is counted twice; `fit =
+/// "throughput"` (older profiles) fitted them to X(N)/X(1), which on a small
+/// machine already holds its CPUs running out.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Usl {
     pub alpha: f64,
     pub beta: f64,
+    #[serde(default = "fit_throughput")]
+    pub fit: String,
     #[serde(default)]
     pub vus: Vec<f64>,
+    /// Client transactions per second at each of `vus`.
     #[serde(default)]
     pub throughput: Vec<f64>,
+    /// The server's CPU per transaction at each of `vus`, µs.
+    #[serde(default)]
+    pub cpu_us_per_txn: Vec<f64>,
+    /// Time per transaction spent outside the server's CPU at one user with
+    /// storage out of the way (1 / X(1) − CPU per transaction): the client's
+    /// round trip, its own CPU, wake-ups. µs; 0 in older profiles.
+    #[serde(default)]
+    pub outside_us: f64,
+}
+
+fn fit_throughput() -> String {
+    "throughput".into()
 }
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -99,6 +99,11 @@ def disk_cmd(
                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
+        flush = None
+        if calibrate_out is not None and not rec["interrupted"]:
+            from storlab.calibrate import flush_probe
+
+            flush = flush_probe(path)
     if emulate:
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
@@ -107,7 +112,7 @@ def disk_cmd(
         from storlab.calibrate import machine_overlay
         from storlab.cli.simulate import write_atomically
 
-        text, summary = machine_overlay(rec, "this run")
+        text, summary = machine_overlay(rec, "this run", flush)
         write_atomically(calibrate_out, text)
         err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
     if report is not None:

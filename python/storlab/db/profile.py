@@ -73,7 +73,28 @@ def usl_fit(vus: list[int], throughput: list[float]) -> tuple[float, float]:
     base = next((x for n, x in pts if n == 1), None)
     if base is None or len(pts) < 2:
         return 0.0, 0.0
-    rows = [(n - 1.0, n * (n - 1.0), n / (x / base) - 1.0) for n, x in pts if n > 1]
+    return _fit_ab([(n - 1.0, n * (n - 1.0), n / (x / base) - 1.0) for n, x in pts if n > 1])
+
+
+def cpu_penalty_fit(vus: list[int], cpu_per_txn: list[float]) -> tuple[float, float]:
+    """α and β of the CPU each transaction costs at N users, in the USL's
+    form: c(N) / c(1) = 1 + α(N−1) + βN(N−1), by least squares (α, β ≥ 0).
+    This is the slow-down that the model's CPU queue does not produce by
+    itself — spinning on locks, context switches, cache-line traffic — so
+    the model can queue the inflated CPU without counting the CPUs running
+    out twice (a throughput fit on a 2-vCPU machine holds both)."""
+    pts = [(n, c) for n, c in zip(vus, cpu_per_txn) if c > 0]
+    base = next((c for n, c in pts if n == 1), None)
+    if base is None or len(pts) < 2:
+        return 0.0, 0.0
+    return _fit_ab([(n - 1.0, n * (n - 1.0), c / base - 1.0) for n, c in pts if n > 1])
+
+
+def _fit_ab(rows: list[tuple[float, float, float]]) -> tuple[float, float]:
+    """Least squares of y = α·a + β·b over rows (a, b, y), α and β kept
+    non-negative: a negative one is set to zero and the other refitted."""
+    if not rows:
+        return 0.0, 0.0
 
     def one(col: int) -> float:
         num = sum(r[col] * r[2] for r in rows)
@@ -190,6 +211,14 @@ def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str
     return out
 
 
+def cpu_per_txn(run: dict[str, Any]) -> float:
+    """The server's CPU (every process of the cluster) per transaction of a run, µs."""
+    server = run.get("server") or {}
+    cpu = (server.get("cpu_user_s") or 0.0) + (server.get("cpu_sys_s") or 0.0)
+    n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
+    return cpu / n * 1e6 if n > 0 else 0.0
+
+
 def machine() -> dict[str, Any]:
     m: dict[str, Any] = {"cpus": os.cpu_count() or 0, "cpu_model": "", "memory_bytes": 0, "kernel": platform.release()}
     try:
@@ -268,11 +297,28 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
     for t, s in zip(txns, shares):
         t["share"] = s
     by_vus: dict[int, list[float]] = {}
+    cpu_by_vus: dict[int, list[float]] = {}
     for run in sweep:
         by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
+        c = cpu_per_txn(run)
+        if c > 0:
+            cpu_by_vus.setdefault(run["vus"], []).append(c)
     vus = sorted(by_vus)
     thr = [sum(by_vus[v]) / len(by_vus[v]) for v in vus]
-    alpha, beta = usl_fit(vus, thr)
+    cpu = [sum(cpu_by_vus.get(v, [0.0])) / max(len(cpu_by_vus.get(v, [])), 1) for v in vus]
+    alpha, beta = cpu_penalty_fit(vus, cpu)
+    outside_us = 0.0
+    if 1 in vus and cpu[vus.index(1)] > 0 and thr[vus.index(1)] > 0:
+        c1 = cpu[vus.index(1)]
+        # Each type's CPU at one user: the sweep's split, scaled to the CPU
+        # per transaction measured at one user (the base the penalty multiplies).
+        mean = sum(t["share"] * t["cpu_us"] for t in txns)
+        if mean > 0:
+            for t in txns:
+                t["cpu_us"] *= c1 / mean
+        # At one user nothing queues: a transaction's time is its server CPU
+        # plus the time outside the server (round trip, client, wake-ups).
+        outside_us = max(0.0, 1e6 / thr[vus.index(1)] - c1)
     pts = sorted(mrc_points)
     nopm_share = next((t["share"] for t in txns if t["name"] == TPCC_NEW_ORDER), 0.0)
     profile: dict[str, Any] = {
@@ -287,7 +333,8 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
         "data": data_size(size_run, kind, scale),
         "mrc": {"cache_fraction": [p[0] for p in pts], "miss_ratio": non_increasing([p[1] for p in pts]),
                 "method": mrc_method},
-        "concurrency": {"alpha": alpha, "beta": beta, "vus": vus, "throughput": thr},
+        "concurrency": {"alpha": alpha, "beta": beta, "fit": "cpu_per_txn", "outside_us": outside_us, "vus": vus,
+                        "throughput": thr, "cpu_us_per_txn": cpu},
         "transaction": txns,
     }
     return profile
