@@ -56,13 +56,13 @@ STORLAB_CHILD = textwrap.dedent("""
 """)
 
 # The same queue in SimPy: a pacer admits one I/O per 1/16,000 s; each I/O
-# then takes a log-normal service time (median 600 µs, p99 3,000 µs: the
+# then takes a log-normal service time (median 709 µs, p99 1,090 µs: the
 # catalog's gp3 read figures).
 SIMPY_CHILD = textwrap.dedent("""
     import json, math, random, sys, time
     import simpy
     SIM_S, IOPS, WORKERS = float(sys.argv[1]), float(sys.argv[2]), 512
-    MU, SIGMA = math.log(600e-6), math.log(3000 / 600) / 2.326347874
+    MU, SIGMA = math.log(709e-6), math.log(1090 / 709) / 2.326347874
     env = simpy.Environment()
     rnd = random.Random(1)
     state = {"next_free": 0.0, "ios": 0, "lat": 0.0}

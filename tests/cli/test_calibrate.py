@@ -105,24 +105,26 @@ def test_fio_json_and_crystaldiskmark_text_are_read(tmp_path, scenario, storlab)
     lat = tomllib.loads(out.read_text())["latency"][0]
     assert (lat["read_median_us"], lat["read_p99_us"], lat["write_median_us"], lat["write_p99_us"]) == (450, 1200, 900, 2700)
     # CrystalDiskMark gives a mean only: median = mean / exp(σ²/2) with σ from
-    # the catalog's gp3 p99/median (3,000 / 600 read: σ = ln 5 / 2.326 =
-    # 0.6918, exp(σ²/2) = 1.2704), so 1,270.4 µs mean → 1,000 µs median and
-    # p99 = 5 × 1,000 = 5,000 µs.
-    ratio = math.exp((math.log(5) / Z99) ** 2 / 2)
+    # the catalog's gp3 p99/median (1,090 / 709 read: σ = ln 1.53738 / 2.326 =
+    # 0.18488, exp(σ²/2) = 1.017237), so 1,017.2 µs mean → 1,000 µs median
+    # and p99 = 1.53738 × 1,000 = 1,537.4 µs. Writes keep 4,000 / 800.
+    ratio = math.exp((math.log(1090 / 709) / Z99) ** 2 / 2)
+    wratio = math.exp((math.log(5) / Z99) ** 2 / 2)
     cdm = ("------------------------------------------------------------------------------\n"
            "CrystalDiskMark 8.0.4 x64 (C) 2007-2021 hiyohiyo\n"
            "[Read]\n"
            f"  RND4K Q32T1 :    12.288 MB/s [   3000.0 IOPS] < 10666.67 us>\n"
            f"  RND4K  Q1T1 :     3.224 MB/s [    787.1 IOPS] < {1000 * ratio:.2f} us>\n"
            "[Write]\n"
-           f"  RND4K  Q1T1 :     2.000 MB/s [    488.3 IOPS] < {2000 * ratio:.2f} us>\n")
+           f"  RND4K  Q1T1 :     2.000 MB/s [    488.3 IOPS] < {2000 * wratio:.2f} us>\n")
     c = tmp_path / "cdm.txt"
     c.write_text(cdm)
     out = tmp_path / "o2.toml"
     r = storlab("calibrate", str(c), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
     assert r.returncode == 0, r.stderr
     lat = tomllib.loads(out.read_text())["latency"][0]
-    assert abs(lat["read_median_us"] - 1000) < 0.1 and abs(lat["read_p99_us"] - 5000) < 0.5
+    assert abs(lat["read_median_us"] - 1000) < 0.1 and abs(lat["read_p99_us"] - 1537.38) < 0.5
+    assert abs(lat["write_median_us"] - 2000) < 0.1 and abs(lat["write_p99_us"] - 10000) < 0.5
     assert "RND4K-Q1T1-read" in lat["note"] and "RND4K-Q32T1" not in lat["note"]
     bad = storlab("calibrate", str(c), "--scenario", str(sc), "--config", "gp33", "--catalog-out", str(out))
     assert bad.returncode == 1 and "no config 'gp33' — did you mean 'gp3'?" in bad.stderr

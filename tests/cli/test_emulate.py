@@ -289,3 +289,46 @@ def test_two_pools_mount_from_one_process(tmp_path, scenario, cleanup):
     assert p.returncode == 0, err
     assert (tmp_path / "log-b" / "wal").stat().st_size == 8192
     assert not any(_mounted(m) for m in mounts)
+
+
+def _write_then_fsync(path: Path) -> None:
+    """Page 0 written 500 times, then pages 1-500 once each, buffered, then
+    one fsync: 501 dirty pages of 4 KiB, contiguous."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        page = b"\x5a" * 4096
+        for _ in range(500):
+            os.pwrite(fd, page, 0)
+        for k in range(1, 501):
+            os.pwrite(fd, page, k * 4096)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("ram", [False, True])
+def test_buffered_writes_reach_the_volume_as_the_page_cache_writes_them_back(tmp_path, scenario, cleanup, ram):
+    # Without --ram every write is one FUSE write charged to the volume:
+    # 1,000 VolumeWriteOps of 4 KiB. With --ram (the instance's page cache)
+    # the writes stay dirty until the fsync writes the 501 pages back once,
+    # merged into I/Os of at most 1 MiB (256 pages): 256 + 245 = 2 writes of
+    # 501 × 4,096 = 2,052,096 bytes.
+    metrics = tmp_path / "cw.json"
+    e = Emulator(tmp_path, scenario, "--metrics", str(metrics), "--period", "1", *(["--ram", "1"] if ram else []))
+    cleanup.append(e.mount)
+    try:
+        _write_then_fsync(e.mount / "file")
+        rc, out, err = e.stop()
+    finally:
+        if e.p.poll() is None:
+            e.stop()
+    assert rc == 0, err
+    assert (e.backing / "file").stat().st_size == 501 * 4096
+    rec = json.loads(metrics.read_text())
+    total = lambda m: sum(next(s for s in rec["series"] if s["metric"] == m)["values"])  # noqa: E731
+    if ram:
+        assert total("VolumeWriteOps") == 2
+        assert total("VolumeWriteBytes") == 501 * 4096
+    else:
+        assert total("VolumeWriteOps") == 1000
+        assert total("VolumeWriteBytes") == 1000 * 4096

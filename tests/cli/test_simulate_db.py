@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 
 import pytest
 
@@ -89,8 +90,10 @@ def test_record_has_bench_db_columns_and_reads_back(storlab, scenario, limits_js
             assert {"commits", "rollbacks", "errors", "per_min", "lat_p50_us", "lat_p99_us"} <= set(t)
             assert t["lat_p50_us"] <= t["lat_p90_us"] <= t["lat_p99_us"] <= t["lat_max_us"]
         assert set(r["pools"]) == {"data", "log"}
-        # NOPM is New-Order's share of TPM (0.438378 in the profile).
-        assert r["nopm"] == pytest.approx(r["tpm"] * 0.438378, rel=1e-3)
+        # NOPM is New-Order's share of TPM (the profile's nopm_per_txn).
+        share = tomllib.loads((ROOT / "python/storlab/profiles/tpcc-postgresql.toml").read_text())["nopm_per_txn"]
+        assert 0.4 < share < 0.47  # TPC-C's mix: New-Order about 45 % (clause 5.2.3)
+        assert r["nopm"] == pytest.approx(r["tpm"] * share, rel=1e-3)
         # The per-type rates add up to TPM.
         assert sum(t["per_min"] for t in r["txn"].values()) == pytest.approx(r["tpm"], rel=1e-3)
         # $ per 1,000 TPM = monthly cost / (TPM / 1,000); the monthly cost is
@@ -276,9 +279,16 @@ def test_gp2_example_nopm_falls_when_the_burst_runs_out(storlab):
         spent += ops[k] - 600 * 60
         assert bal[k] == pytest.approx(100 * (1 - spent / 5.4e6), abs=0.5), k
     # Then the volume runs at its 600 IOPS baseline, and the transactions
-    # fall with the I/Os: the same I/Os per transaction before and after.
+    # fall with the reads: a transaction's data reads are synchronous, the
+    # same number before and after (the background writer, which does not
+    # hold a transaction up, falls behind instead).
+    # Minute by minute the mix varies (a Stock-Level reads far more than a
+    # Payment), so compare the averages of the whole minutes on each side.
+    reads = series("gp2", "pool data 4 VUs", "VolumeReadOps")
     assert ops[empty + 2] / 60 == pytest.approx(600, rel=0.03)
-    assert txn[empty + 2] / txn[5] == pytest.approx(ops[empty + 2] / ops[5], rel=0.05)
+    before, after = slice(2, empty - 1), slice(empty + 2, len(txn) - 1)
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    assert mean(txn[after]) / mean(txn[before]) == pytest.approx(mean(reads[after]) / mean(reads[before]), rel=0.03)
     assert txn[empty + 2] < 0.3 * txn[5]
     # The gp3 holds its 3,000 IOPS: no fall.
     gp3 = series("gp3", "db 4 VUs", "Transactions")

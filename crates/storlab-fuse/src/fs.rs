@@ -4,13 +4,20 @@
 //! volume (`--ram` models that cache here instead), and each I/O the
 //! application issues reaches the pacer.
 //!
+//! With `--ram`, buffered writes behave as in the instance's page cache:
+//! the write returns at once and the volume is charged when the page is
+//! written back — at `fsync` (whose reply waits for it), after 30 s dirty,
+//! or when the page is reclaimed (`cache::Dirty`). Writes with O_DIRECT,
+//! O_SYNC or O_DSYNC, and every write without `--ram`, are charged and
+//! answered when the volume finishes them.
+//!
 //! Safety: a write is in the backing file (its page cache) before the reply;
 //! an fsync is on the backing file's disk (`fsync`/`fdatasync`) before the
 //! reply; nothing is kept only in the emulator, so the backing folder is
 //! always a complete copy, and a killed emulator loses nothing a killed
 //! kernel would not.
 
-use crate::cache::Lru;
+use crate::cache::{Dirty, Extent, Lru};
 use crate::metrics::Counters;
 use crate::pace::{Io, Pacer, Secs};
 use crate::timer::TimerHandle;
@@ -54,6 +61,8 @@ pub struct Shared {
     pub live: Vec<Live>,
     pub host_cache: Vec<Option<Mutex<Lru>>>,
     pub ram: Option<Mutex<Lru>>,
+    /// The page cache's dirty pages (with `ram`).
+    pub dirty: Option<Mutex<Dirty>>,
     /// The round trip through FUSE that the application sees on top of the
     /// modelled time, in nanoseconds: taken off each deadline. Set by
     /// `--floor-us`, or calibrated from probe reads while mounted.
@@ -65,6 +74,60 @@ pub struct Shared {
 
 struct Dir {
     entries: Vec<(u64, FileType, OsString)>,
+}
+
+/// Linux's `dirty_expire_centisecs` default: a page dirty this long is
+/// written back by the flusher threads.
+pub const DIRTY_EXPIRE: Duration = Duration::from_secs(30);
+/// Linux's `dirty_writeback_centisecs` default: how often they look.
+pub const DIRTY_WRITEBACK: Duration = Duration::from_secs(5);
+
+impl Shared {
+    /// Charges write-backs to the volume from `at`: counted and paced like
+    /// any write, nobody waiting; the latest completion, if any.
+    pub fn write_back(&self, extents: &[Extent], at: Instant) -> Option<Instant> {
+        if extents.is_empty() || !self.paced {
+            return None;
+        }
+        let t = Secs(at.saturating_duration_since(self.start).as_secs_f64());
+        let mut last = t.0;
+        let mut pacer = self.pacer.lock().unwrap();
+        let mut period = self.period.lock().unwrap();
+        for e in extents {
+            let done = pacer.complete_at(Io { pool: e.pool, class: IoClass::Write, offset: e.offset, len: e.len, sequential: e.sequential }, t);
+            period[e.pool].add(false, e.len as f64, (done.0 - t.0).max(0.0));
+            last = last.max(done.0);
+        }
+        Some(self.start + Duration::from_secs_f64(last))
+    }
+
+    /// The flusher: pages dirty for `DIRTY_EXPIRE` are written back.
+    pub fn expire_dirty(&self, now: Instant) {
+        if let (Some(d), Some(before)) = (&self.dirty, now.checked_sub(DIRTY_EXPIRE)) {
+            let ext = d.lock().unwrap().take_older(before);
+            self.write_back(&ext, now);
+        }
+    }
+
+    /// Pages the page cache reclaimed: the dirty ones are written back now.
+    fn reclaimed(&self, pages: &[(u64, u64)], now: Instant) {
+        if pages.is_empty() {
+            return;
+        }
+        if let Some(d) = &self.dirty {
+            let ext = d.lock().unwrap().take_pages(pages);
+            self.write_back(&ext, now);
+        }
+    }
+
+    fn forget_file(&self, ino: u64) {
+        if let Some(ram) = &self.ram {
+            ram.lock().unwrap().drop_file(ino);
+        }
+        if let Some(d) = &self.dirty {
+            d.lock().unwrap().drop_file(ino);
+        }
+    }
 }
 
 struct Inodes {
@@ -223,7 +286,7 @@ impl PassFs {
 
     /// When the modelled volume finishes this I/O, as an `Instant`; counts
     /// it. `None` when unpaced (reply now).
-    fn pace(&self, ino: u64, fh: u64, read: bool, offset: u64, len: u64, arrived: Instant) -> Option<Instant> {
+    fn pace(&self, ino: u64, fh: u64, read: bool, offset: u64, len: u64, arrived: Instant, buffered: bool) -> Option<Instant> {
         let sh = &self.shared;
         if ino == sh.probe_ino.load(Ordering::Relaxed) && self.pool == 0 {
             return Some(arrived + PROBE_DELAY);
@@ -236,13 +299,21 @@ impl PassFs {
             return None;
         }
         // The instance's page cache (--ram) answers reads it holds and
-        // takes writes through to the volume.
+        // keeps buffered writes dirty until they are written back.
         if let Some(ram) = &sh.ram {
-            let mut ram = ram.lock().unwrap();
-            let hit = read && ram.contains(ino, offset, len);
-            ram.touch(ino, offset, len);
+            let mut r = ram.lock().unwrap();
+            let hit = read && r.contains(ino, offset, len);
+            let evicted = r.touch(ino, offset, len);
+            drop(r);
+            sh.reclaimed(&evicted, arrived);
             if hit {
                 return None;
+            }
+            if !read && buffered {
+                if let Some(d) = &sh.dirty {
+                    d.lock().unwrap().mark(self.pool, ino, offset, len, arrived);
+                    return None;
+                }
             }
         }
         let class = if !read {
@@ -361,9 +432,7 @@ impl Filesystem for PassFs {
                     Some(fd) => libc::ftruncate(fd, s as i64),
                     None => libc::truncate(c.as_ptr(), s as i64),
                 };
-                if let Some(ram) = &self.shared.ram {
-                    ram.lock().unwrap().drop_file(ino.0);
-                }
+                self.shared.forget_file(ino.0);
             }
             if atime.is_some() || mtime.is_some() {
                 let ts = |t: Option<TimeOrNow>| match t {
@@ -430,8 +499,15 @@ impl Filesystem for PassFs {
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        let gone = self.child(parent, name).ok().and_then(|r| self.lstat(&self.full(&r)).ok()).filter(|st| st.st_nlink <= 1);
         match self.child(parent, name).and_then(|r| std::fs::remove_file(self.full(&r)).map_err(errno)) {
-            Ok(()) => reply.ok(),
+            Ok(()) => {
+                // A removed file's dirty pages are never written back.
+                if let Some(st) = gone {
+                    self.shared.forget_file(self.fuse_ino(st.st_ino));
+                }
+                reply.ok()
+            }
             Err(e) => reply.error(e),
         }
     }
@@ -507,9 +583,7 @@ impl Filesystem for PassFs {
             return reply.error(last_errno());
         }
         if flags.0 & libc::O_TRUNC != 0 {
-            if let Some(ram) = &self.shared.ram {
-                ram.lock().unwrap().drop_file(ino.0);
-            }
+            self.shared.forget_file(ino.0);
         }
         reply.opened(FileHandle(fd as u64), FopenFlags::FOPEN_DIRECT_IO);
     }
@@ -559,11 +633,11 @@ impl Filesystem for PassFs {
             got += n as usize;
         }
         buf.truncate(got);
-        let due = if got == 0 { None } else { self.pace(ino.0, fh.0, true, offset, got as u64, arrived) };
+        let due = if got == 0 { None } else { self.pace(ino.0, fh.0, true, offset, got as u64, arrived, false) };
         self.reply_later(due, move || reply.data(&buf));
     }
 
-    fn write(&self, _req: &Request, ino: INodeNo, fh: FileHandle, offset: u64, data: &[u8], _wf: WriteFlags, _flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyWrite) {
+    fn write(&self, _req: &Request, ino: INodeNo, fh: FileHandle, offset: u64, data: &[u8], _wf: WriteFlags, flags: OpenFlags, _lock: Option<LockOwner>, reply: ReplyWrite) {
         let arrived = Instant::now();
         self.shared.live[self.pool].in_flight.fetch_add(1, Ordering::Relaxed);
         let mut done = 0usize;
@@ -575,7 +649,10 @@ impl Filesystem for PassFs {
             }
             done += n as usize;
         }
-        let due = self.pace(ino.0, fh.0, false, offset, data.len() as u64, arrived);
+        // The kernel passes the file's open flags: O_DIRECT and the sync
+        // flags bypass (or write through) the page cache.
+        let buffered = flags.0 & (libc::O_DIRECT | libc::O_SYNC | libc::O_DSYNC) == 0;
+        let due = self.pace(ino.0, fh.0, false, offset, data.len() as u64, arrived, buffered);
         let n = data.len() as u32;
         self.reply_later(due, move || reply.written(n));
     }
@@ -591,9 +668,23 @@ impl Filesystem for PassFs {
         reply.ok();
     }
 
-    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
-        // Every write was charged and answered when the volume finished it;
-        // the sync makes the backing file durable before the reply.
+    fn fsync(&self, _req: &Request, ino: INodeNo, fh: FileHandle, datasync: bool, reply: ReplyEmpty) {
+        // The file's dirty pages (--ram) are written back to the volume
+        // now, and the reply waits for the last; writes without the page
+        // cache were charged when made. The sync makes the backing file
+        // durable before the reply, whatever the model says.
+        let arrived = Instant::now();
+        let sh = &self.shared;
+        let due = match &sh.dirty {
+            Some(d) if sh.paced => {
+                let ext = d.lock().unwrap().take_file(ino.0);
+                sh.write_back(&ext, arrived).map(|due| {
+                    let floor = Duration::from_nanos(sh.floor_ns.load(Ordering::Relaxed));
+                    due.checked_sub(floor).unwrap_or(due)
+                })
+            }
+            _ => None,
+        };
         let r = unsafe {
             if datasync {
                 libc::fdatasync(fh.0 as i32)
@@ -604,7 +695,8 @@ impl Filesystem for PassFs {
         if r != 0 {
             reply.error(last_errno())
         } else {
-            reply.ok()
+            sh.live[self.pool].in_flight.fetch_add(1, Ordering::Relaxed);
+            self.reply_later(due, move || reply.ok())
         }
     }
 

@@ -261,6 +261,7 @@ pub fn emulate(
         live: (0..targets.len()).map(|_| Live::default()).collect(),
         host_cache,
         ram: opts.ram_bytes.map(|b| Mutex::new(cache::Lru::new(b))),
+        dirty: opts.ram_bytes.map(|_| Mutex::new(cache::Dirty::default())),
         floor_ns: std::sync::atomic::AtomicU64::new((opts.floor_us.unwrap_or(0.0).max(0.0) * 1e3) as u64),
         probe_ino: std::sync::atomic::AtomicU64::new(0),
         paced: !opts.unpaced,
@@ -322,8 +323,13 @@ pub fn emulate(
             let _ = metrics::write_atomic(f, &r.json());
         }
     };
+    let mut next_writeback = Instant::now() + fs::DIRTY_WRITEBACK;
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
+        if now >= next_writeback {
+            shared.expire_dirty(now);
+            next_writeback = now + fs::DIRTY_WRITEBACK;
+        }
         if now >= next_period {
             close_period(next_period);
             next_period += period;

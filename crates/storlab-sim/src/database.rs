@@ -243,6 +243,23 @@ pub fn simulate_database(
     Ok(rec)
 }
 
+/// Each pool's use in the record's columns (rounded as the tables print).
+fn pool_use(pools: &[crate::db::DbPoolResult]) -> BTreeMap<String, PoolUse> {
+    pools
+        .iter()
+        .map(|p| {
+            let u = PoolUse {
+                read_iops: round(p.read_iops, 1),
+                write_iops: round(p.write_iops, 1),
+                read_bytes_s: round(p.read_bytes_s, 0),
+                write_bytes_s: round(p.write_bytes_s, 0),
+                utilization: round(p.utilization, 4),
+            };
+            (p.role.clone(), u)
+        })
+        .collect()
+}
+
 /// The sweep's headline figure of one result.
 fn figure(r: &DbResult, db: &Database, metric: &str) -> f64 {
     match metric {
@@ -279,22 +296,7 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
             )
         })
         .collect();
-    let pools: BTreeMap<String, PoolUse> = r
-        .pools
-        .iter()
-        .map(|p| {
-            (
-                p.role.clone(),
-                PoolUse {
-                    read_iops: round(p.read_iops, 1),
-                    write_iops: round(p.write_iops, 1),
-                    read_bytes_s: round(p.read_bytes_s, 0),
-                    write_bytes_s: round(p.write_bytes_s, 0),
-                    utilization: round(p.utilization, 4),
-                },
-            )
-        })
-        .collect();
+    let pools = pool_use(&r.pools);
     let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
     let tpm = round(r.tpm, 1);
     let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
@@ -388,22 +390,7 @@ fn simulate_import(
         simulated_s += r.load_s;
         simulated_ios += r.events;
         let w = r.load_s;
-        let pool_use: BTreeMap<String, PoolUse> = r
-            .pools
-            .iter()
-            .map(|p| {
-                (
-                    p.role.clone(),
-                    PoolUse {
-                        read_iops: round(p.read_iops, 1),
-                        write_iops: round(p.write_iops, 1),
-                        read_bytes_s: round(p.read_bytes_s, 0),
-                        write_bytes_s: round(p.write_bytes_s, 0),
-                        utilization: round(p.utilization, 4),
-                    },
-                )
-            })
-            .collect();
+        let used_pools = pool_use(&r.pools);
         let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
         let suffix = " import";
         rec.series.extend(r.series.into_iter().map(|mut s| {
@@ -427,7 +414,7 @@ fn simulate_import(
             extra: Some(JobExtra::Db(DbJob {
                 vus: im.streams,
                 cpu_utilization: Some(round(r.cpu_utilization, 4)),
-                pools: Some(pool_use),
+                pools: Some(used_pools),
                 monthly_cost_usd: cost.complete.then_some(cost.monthly_cost_usd),
                 ..DbJob::default()
             })),

@@ -186,6 +186,21 @@ pub(crate) fn pool_for(dep: &Deployment, role: Role, fallback: usize) -> usize {
     dep.pools.iter().position(|p| p.role == role).or_else(|| dep.pools.iter().position(|p| p.role == Role::All)).unwrap_or(fallback)
 }
 
+/// A limit that binds, in words: "data pool: 4 × device aws/ebs/gp3
+/// (200 GiB): 3000 IOPS, 95 % busy" (`N × ` where a limit of each of a
+/// pool's N devices binds), or a host or path limit with its busy share.
+pub(crate) fn limit_words(dep: &Deployment, st: &DeploymentState, busy: f64, id: PacerId, res: &Resource) -> String {
+    let label = res.label(st.pacers.get(id).mostly_at_peak());
+    match res.id.pool() {
+        Some(i) => {
+            let pool = &dep.pools[i as usize];
+            let count = if pool.count > 1 && res.member.is_some() { format!("{} × ", pool.count) } else { String::new() };
+            format!("{} pool: {count}{label}, {:.0} % busy", pool.role.name(), 100.0 * busy)
+        }
+        None => format!("{label}, {:.0} % busy", 100.0 * busy),
+    }
+}
+
 /// Whole count of a fractional mean: floor, plus one with the remainder's probability.
 fn draw_count(mean: f64, rng: &mut Rng) -> u32 {
     let f = mean.floor();
@@ -464,18 +479,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let usl_note = if usl > 1.05 { format!(", concurrency penalty ×{usl:.2} at {n} users") } else { String::new() };
     let binding = match top {
         _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %{usl_note}", 100.0 * cpu_utilization),
-        Some((u, id, res)) if u >= 0.9 => {
-            let label = res.label(st.pacers.get(id).mostly_at_peak());
-            match res.id.pool() {
-                Some(i) => {
-                    let pool = &dep.pools[i as usize];
-                    // A member device's own limit binds on each of the pool's devices.
-                    let count = if pool.count > 1 && res.member.is_some() { format!("{} × ", pool.count) } else { String::new() };
-                    format!("{} pool: {count}{label}, {:.0} % busy", pool.role.name(), 100.0 * u)
-                }
-                None => format!("{label}, {:.0} % busy", 100.0 * u),
-            }
-        }
+        Some((u, id, res)) if u >= 0.9 => limit_words(dep, &st, u, id, res),
         _ if th > 0.5 * all => format!("think time: {} of {} per transaction, no limit reached", ms(th), ms(all)),
         _ if out >= (c + q).max(r).max(cm) => format!("round trip outside the server: {} of {} per transaction ({:.0} %), no limit reached", ms(out), ms(all), pct(out)),
         _ if cm >= r.max(c + q) && flushes > 0 => {

@@ -223,17 +223,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let binding = match top {
         _ if stream_cpu >= 0.9 => format!("CPU: {s} COPY stream{}, each on one vCPU at {:.0} % (a COPY runs on one core; {vcpus} vCPUs)", pl(s), 100.0 * stream_cpu),
         _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %", 100.0 * cpu_utilization),
-        Some((u, id, res)) if u >= 0.9 => {
-            let label = res.label(st.pacers.get(id).mostly_at_peak());
-            match res.id.pool() {
-                Some(i) => {
-                    let pool = &dep.pools[i as usize];
-                    let count = if pool.count > 1 && res.member.is_some() { format!("{} × ", pool.count) } else { String::new() };
-                    format!("{} pool: {count}{label}, {:.0} % busy", pool.role.name(), 100.0 * u)
-                }
-                None => format!("{label}, {:.0} % busy", 100.0 * u),
-            }
-        }
+        Some((u, id, res)) if u >= 0.9 => crate::db::limit_words(dep, &st, u, id, res),
         _ if t_blocked > t_read.max(t_cpu) => format!("write latency: the streams waited for the writers {:.0} % of the time", 100.0 * t_blocked / (w * s as f64)),
         _ if t_read > t_cpu => format!("input read latency: {s} stream{} reading 1 MiB at a time", pl(s)),
         _ => format!("CPU: {s} COPY stream{} at {:.0} % of a vCPU each", pl(s), 100.0 * stream_cpu),

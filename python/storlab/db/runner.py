@@ -258,7 +258,9 @@ def bench_db(
 
     def record() -> dict[str, Any]:
         config = runs[0]["target"] if runs and database.display == "postgres" else database.display
-        return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(runs), seed=seed,
+        # `host_cpu` is the profile recorder's, not the record's.
+        plain = [{k: v for k, v in r.items() if k != "host_cpu"} for r in runs]
+        return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(plain), seed=seed,
                                                  interrupted=interrupted))
 
     with database:
@@ -271,11 +273,15 @@ def bench_db(
             raise StorlabError("interrupted while loading — nothing was measured") from None
 
         def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
-            return json.loads(_native.db_run_json(
+            h0 = dbprofile.host_cpu_now() if recording is not None else None
+            run = json.loads(_native.db_run_json(
                 target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads, check=chk,
                 progress=lambda ph, done, total, v=v, k=k: report(
                     phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
                     repeats=repeat, rampup_s=ramp, duration_s=dur)))
+            if h0 is not None:
+                run["host_cpu"] = dbprofile.host_cpu_since(h0)
+            return run
 
         if recording is not None:
             dbprofile.before_sweep(database.managed)

@@ -74,14 +74,7 @@ def import_table(record: dict[str, Any]) -> Group:
         f"{inputs.get('streams', 1)} COPY stream(s), input read from the {inputs.get('input_pool', 'data')} pool; per input byte "
         f"{per.get('wal_bytes', 0):.2f} B of WAL, {per.get('table_bytes', 0):.2f} B of table, {per.get('index_bytes', 0):.2f} B of index, "
         f"{inputs.get('cpu_us_per_mib', 0) / 1000:,.1f} ms of CPU per MiB; MB = 10^6 bytes\n", style="dim")
-    for line in record.get("warnings") or []:
-        notes.append(line + "\n", style="yellow")
-    for line in alarm_lines(record):
-        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
-    if record.get("unverified"):
-        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
-    if record.get("interrupted"):
-        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    _footer(notes, record, warnings=True)
     return Group(t, notes)
 
 
@@ -173,14 +166,7 @@ def db_tables(record: dict[str, Any]) -> Group:
         f"{record.get('simulated_s', 0):,.0f} s simulated; latency = transaction response time; MB = 10^6 bytes\n", style="dim")
     for line in inputs.get("assumptions") or []:
         notes.append(line + "\n", style="dim")
-    for line in record.get("warnings") or []:
-        notes.append(line + "\n", style="yellow")
-    for line in alarm_lines(record):
-        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
-    if record.get("unverified"):
-        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
-    if record.get("interrupted"):
-        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    _footer(notes, record, warnings=True)
     out.append(notes)
     return Group(*out)
 
@@ -217,12 +203,7 @@ def results_table(record: dict[str, Any]) -> Group:
         f"{record['simulated_ios']:,} I/Os; MB = 10^6 bytes\n",
         style="dim",
     )
-    for line in alarm_lines(record):
-        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
-    if record.get("unverified"):
-        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
-    if record.get("interrupted"):
-        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+    _footer(notes, record, warnings=False)
     return Group(t, notes)
 
 
@@ -232,6 +213,21 @@ def clock(seconds: float) -> str:
     h, rem = divmod(s, 3600)
     m, sec = divmod(rem, 60)
     return f"{h:02d}:{m:02d}" + (f":{sec:02d}" if sec else "")
+
+
+def _footer(notes: Text, record: dict[str, Any], *, warnings: bool) -> None:
+    """The notes under every simulate table: warnings (where the table does
+    not print them elsewhere), alarm state changes, unverified figures, an
+    interrupted run."""
+    if warnings:
+        for line in record.get("warnings") or []:
+            notes.append(line + "\n", style="yellow")
+    for line in alarm_lines(record):
+        notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
+    if record.get("unverified"):
+        notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
+    if record.get("interrupted"):
+        notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
 
 
 def alarm_lines(record: dict[str, Any]) -> list[str]:
