@@ -80,6 +80,9 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     c = p["concurrency"]
     assert c["vus"] == [1, 2, 4] and c["alpha"] >= 0 and c["beta"] >= 0
     assert p["provenance"]["database"].startswith("PostgreSQL ")
-    assert p["provenance"]["settings"]["synchronous_commit"] == "off"
+    # The sweep runs at PostgreSQL's default, so a durable commit's CPU is
+    # in the CPU per transaction (docs/profile.md).
+    assert p["provenance"]["settings"]["synchronous_commit"] == "on"
+    assert c["fit"] == "cpu_per_txn" and len(c["cpu_us_per_txn"]) == 3 and all(x > 0 for x in c["cpu_us_per_txn"])
     assert "--profile-out" in p["provenance"]["command"]
     assert not (where / "pg").exists()
