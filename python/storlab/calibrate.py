@@ -39,14 +39,35 @@ def _job(name: str, read: bool, qd: int, iops: float, bw: float, mean: float, p5
     return Job(name=name, read=read, qd=qd, iops=iops, bw_bytes_s=bw, mean_us=mean, p50_us=p50, p99_us=p99)
 
 
+def _windows(rec: dict[str, Any]) -> dict[str, list[tuple[float, float]]]:
+    """When each job ran, seconds from the run's start: `bench disk` records
+    each repeat under `runs`, `simulate` a job's `start_s` and `runtime_s`."""
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for j in rec.get("runs") or []:
+        for x in j.get("runs") or []:
+            if isinstance(x, dict) and "start_s" in x and "elapsed_s" in x:
+                spans.setdefault(j.get("job", ""), []).append((x["start_s"], x["start_s"] + x["elapsed_s"]))
+    if not spans:
+        for r in rec["results"]:
+            if r.get("start_s") is not None and r.get("runtime_s"):
+                spans.setdefault(r["job"], []).append((r["start_s"], r["start_s"] + r["runtime_s"]))
+    return spans
+
+
 def _from_record(rec: dict[str, Any]) -> list[Job]:
+    spans = _windows(rec)
     out = []
     for r in rec["results"]:
         if "iops" not in r:
             continue
         read = r.get("read_iops", 0) >= r.get("write_iops", 0)
-        out.append(_job(r["job"], read, int(r.get("outstanding") or 0), r["iops"], r["bw_bytes_s"],
-                        r["lat_mean_us"], r.get("lat_p50_us"), r.get("lat_p99_us")))
+        j = _job(r["job"], read, int(r.get("outstanding") or 0), r["iops"], r["bw_bytes_s"],
+                 r["lat_mean_us"], r.get("lat_p50_us"), r.get("lat_p99_us"))
+        # Jobs without stonewall run at once (as in fio): a QD1 job beside
+        # others is not at queue depth 1 on the device.
+        j["alongside"] = sorted(o for o, ws in spans.items() if o != r["job"] and any(
+            a0 < b1 - 1e-3 and b0 < a1 - 1e-3 for a0, a1 in spans.get(r["job"], []) for b0, b1 in ws))
+        out.append(j)
     return out
 
 
@@ -131,6 +152,10 @@ def fit(jobs: list[Job], current: dict[str, float] | None = None) -> tuple[dict[
                 raise ScenarioError(f"no queue-depth-1 {d} job in the result — run e.g. RND4K-Q1T1-{d}")
             out[f"{d}_median_us"], out[f"{d}_p99_us"] = current[f"{d}_median_us"], current[f"{d}_p99_us"]
             continue
+        if j.get("alongside"):
+            raise ScenarioError(f"{j['name']} ran at the same time as {', '.join(j['alongside'])} (jobs without stonewall "
+                                "run at once, as in fio), so its latency is not the device's at queue depth 1 — "
+                                "add stonewall to the job file's [global] section and measure again")
         used.append(j["name"])
         if j["p50_us"] and j["p99_us"]:
             med, p99 = j["p50_us"], max(j["p99_us"], j["p50_us"])

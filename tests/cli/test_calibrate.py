@@ -5,6 +5,8 @@ not used by the fit)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import tomllib
@@ -88,6 +90,32 @@ def test_hand_made_gp3_record_predicts_its_qd32_jobs(storlab, scenario, tmp_path
         assert abs(p["lat_mean_us"] / row["lat_mean_us"] - 1) < 0.15, (row["job"], p["lat_mean_us"], row["lat_mean_us"])
 
 
+def test_qd1_jobs_that_ran_beside_others_are_refused_and_csv_prints_the_fit(storlab, scenario, tmp_path):
+    """A `bench disk` record whose jobs ran at once (a job file without
+    stonewall): the QD1 read's window, 0-1 s, overlaps the QD32 read's, so
+    its latency is not queue-depth-1 latency and calibrate says so. The same
+    jobs one after another (0-1 s, 1-2 s, ...) are accepted, and --csv
+    prints the fitted figures: the hand record's QD1 p50/p99, 500/1,500 µs
+    read and 700/2,100 µs write."""
+    rec = hand_record()
+    rec["runs"] = [{"job": r["job"], "runs": [{"start_s": 0.0, "elapsed_s": 1.0}]} for r in rec["results"]]
+    f = tmp_path / "together.json"
+    f.write_text(json.dumps(rec))
+    sc = scenario(GP3.format(jobs=""))
+    out = tmp_path / "o.toml"
+    r = storlab("calibrate", str(f), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "RND4K-Q1T1-read ran at the same time as RND4K-Q1T1-write, RND4K-Q32T1-read, RND4K-Q32T1-write" in r.stderr
+    assert "stonewall" in r.stderr and not out.exists()
+    rec["runs"] = [{"job": r["job"], "runs": [{"start_s": float(i), "elapsed_s": 1.0}]} for i, r in enumerate(rec["results"])]
+    f.write_text(json.dumps(rec))
+    r = storlab("calibrate", str(f), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out), "--csv")
+    assert r.returncode == 0, r.stderr
+    (row,) = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert row["device"] == "aws/ebs/gp3"
+    assert [float(row[k]) for k in ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us")] == [500, 1500, 700, 2100]
+
+
 def test_fio_json_and_crystaldiskmark_text_are_read(tmp_path, scenario, storlab):
     sc = scenario(GP3.format(jobs=""))
     # fio --output-format=json: completion latency percentiles in ns.
@@ -130,12 +158,16 @@ def test_fio_json_and_crystaldiskmark_text_are_read(tmp_path, scenario, storlab)
     assert bad.returncode == 1 and "no config 'gp33' — did you mean 'gp3'?" in bad.stderr
 
 
+# stonewall: each job alone on the disk, as CrystalDiskMark runs its tests;
+# without it the four would run at once (fio's rule) and the QD1 jobs would
+# not be at queue depth 1.
 QD_JOBS = """
 [global]
 bs=4k
 size=16m
 runtime=1
 time_based=1
+stonewall
 [RND4K-Q1T1-read]
 rw=randread
 iodepth=1

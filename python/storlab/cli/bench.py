@@ -108,13 +108,19 @@ def disk_cmd(
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
         err.print(f"warning: {w}", style="yellow", soft_wrap=True, markup=False, highlight=False)
+    overlay_error = None
     if calibrate_out is not None and not rec["interrupted"]:
         from storlab.calibrate import machine_overlay
         from storlab.cli.simulate import write_atomically
+        from storlab.errors import ScenarioError
 
-        text, summary = machine_overlay(rec, "this run", flush)
-        write_atomically(calibrate_out, text)
-        err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
+        try:
+            text, summary = machine_overlay(rec, "this run", flush)
+        except ScenarioError as e:
+            overlay_error = e  # raised once the results are printed: the measurement is not lost
+        else:
+            write_atomically(calibrate_out, text)
+            err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
     if report is not None:
         from storlab.cli.report import write_report_of
 
@@ -128,6 +134,8 @@ def disk_cmd(
     else:
         console().print(_table(rec))
         console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
+    if overlay_error is not None:
+        raise overlay_error
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured; the test file was removed", style="yellow")
         raise typer.Exit(130)
