@@ -404,6 +404,22 @@ def test_ctrl_c_keeps_what_was_measured_and_cleans_up(where):
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("signame,want", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_kill_or_hangup_removes_the_sqlite_file(where, signame, want):
+    """Closing the terminal (SIGHUP) or kill (SIGTERM) mid-run is Ctrl-C's
+    case: what was measured is printed, the SQLite file and its -wal/-shm
+    go, and the exit code is 128 + the signal's number (1 and 15)."""
+    import signal
+
+    d = where / "sig"
+    code, rec, err = interrupt_after(["--workload", "insert", "--db", "sqlite", "--dir", str(d), "--vus", "2",
+                                      "--rows", "100000000", "--commit-every", "10"], 4, getattr(signal, signame))
+    assert code == want, err
+    assert rec["interrupted"] is True and rec["results"][0]["rows"] > 0
+    assert not d.exists()
+    assert "Traceback" not in err
+
+
 @pytest.mark.needs_postgres
 @pytest.mark.parametrize("signame,want", [("SIGINT", 130), ("SIGTERM", 143), ("SIGHUP", 129)])
 def test_ctrl_c_kill_or_hangup_stops_the_managed_cluster(where, signame, want):
