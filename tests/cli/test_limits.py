@@ -133,6 +133,30 @@ def test_license_selects_the_host_price(limits_json, scenario):
     assert sql["usd"] is None and "windows-sql-standard" in sql["item"]
 
 
+def test_prices_not_found_are_missing_and_us_west_2_is_marked(limits_json, scenario):
+    # aws-ec2.toml lists what no source gave: r5.large with SQL Server
+    # Enterprise, and every SQL Server licence in us-west-2. They stay
+    # missing (usd null, the total incomplete), never guessed. us-west-2's
+    # EBS prices are assumed equal to us-east-1's (gp3 $0.08/GB-month:
+    # 100 GiB = $8.00) and marked unverified; its EC2 Linux price comes
+    # from a price-list extract (m5.xlarge $0.192/h × 730 h = $140.16).
+    def config(region, host, lic):
+        text = (f'region = "aws/{region}"\n[configs.a]\nhost = "aws/ec2/{host}"\nlicense = "{lic}"\n'
+                '[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n')
+        return limits_json(scenario(text))["configs"][0]
+    for region, host, lic in (("us-east-1", "r5.large", "windows-sql-enterprise"), ("us-west-2", "m5.xlarge", "windows-sql-standard"),
+                              ("us-west-2", "r5b.24xlarge", "windows-sql-enterprise")):
+        c = config(region, host, lic)
+        item = c["cost_breakdown"][0]
+        assert item["usd"] is None and lic in item["item"] and f"aws/{region}" in item["item"], item
+        assert c["cost_complete"] is False and c["monthly_cost_usd"] == 8.00
+    c = config("us-west-2", "m5.xlarge", "linux")
+    host, gp3 = c["cost_breakdown"][0], c["cost_breakdown"][1]
+    assert host["usd"] == 140.16 and "us-west-2" in host["source"]
+    assert gp3["usd"] == 8.00 and gp3["verified"] is False
+    assert "pool all: aws/ebs/gp3: GiB-month: price" in c["unverified"]
+
+
 def test_azure_vm_license_selects_the_host_price(limits_json, scenario):
     # East US pay-as-you-go, × 730 h a month (azure.toml's sources):
     # E8s_v5 Linux $0.504/h → $367.92; Windows $0.872/h → $636.56 (a
