@@ -127,3 +127,50 @@ def test_fio_job_file_runs(storlab, scenario, tmp_path):
     res = json.loads(r.stdout)["results"][0]
     assert res["job"] == "oltp"
     assert abs(res["read_iops"] / res["iops"] - 0.70) < 0.01
+
+
+QD1 = """
+[workload]
+[[workload.jobs]]
+rw = "randread"
+bs = "4k"
+runtime_s = 60
+stonewall = true
+[[workload.jobs]]
+rw = "randwrite"
+bs = "4k"
+runtime_s = 60
+stonewall = true
+[configs.gp3]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp3.pools]]
+device = "aws/ebs/gp3"
+size_gib = 500
+[configs.p30]
+host = "azure/vm/Standard_DS14_v2"
+[[configs.p30.pools]]
+device = "azure/premium-ssd/P30"
+host_cache = "none"
+"""
+
+
+def test_qd1_latency_follows_the_published_measurements(storlab, scenario):
+    """latency.toml's cited QD1 measurements, reproduced by simulating them.
+    gp3 (cqlite-gp3-qd1, fio 4 KiB random read at QD1 on a c7i.4xlarge,
+    2026-07-27): 1,377 IOPS, mean 722 µs, p50 709 µs, p99 1,090 µs — the
+    catalog keeps p50 and p99, so all four are due within 2 % (p99 3 %: the
+    histogram's bins). P30 with host caching None (lisa-p30-qd1, Microsoft's
+    LISAv2 harness, DS14_v2, 2019-03-31): means only, read 3,188 µs (313.1
+    IOPS), write 5,109 µs (195.5 IOPS); the catalog takes each mean as the
+    log-normal's median, whose mean lies 4 % (read) and 2 % (write) above
+    it, so the simulated means are due within 5 % of the measured ones."""
+    r = storlab("simulate", str(scenario(QD1)), "--json")
+    assert r.returncode == 0, r.stderr
+    got = {(x["config"], x["job"]): x for x in json.loads(r.stdout)["results"]}
+    near = lambda a, b, tol: abs(a / b - 1) < tol  # noqa: E731
+    g = got[("gp3", "RND4K-Q1T1-read")]
+    assert near(g["iops"], 1377, 0.02) and near(g["lat_mean_us"], 722, 0.02), g
+    assert near(g["lat_p50_us"], 709, 0.02) and near(g["lat_p99_us"], 1090, 0.03), g
+    for job, mean, iops in (("RND4K-Q1T1-read", 3188, 313.1), ("RND4K-Q1T1-write", 5109, 195.5)):
+        p = got[("p30", job)]
+        assert near(p["lat_mean_us"], mean, 0.05) and near(p["iops"], iops, 0.05), p
