@@ -346,3 +346,24 @@ def test_import_bad_input(storlab, scenario, tmp_path):
           "did you mean 'import-postgresql'")
     fails(storlab, scenario(import_scenario(1).replace("streams = 1", 'streams = 1\ninput_pool = "tempdb"')),
           "configs.a.pools", 'role = "tempdb" or "all"')
+
+
+@pytest.mark.parametrize("example", ["db-tpcc-fsx-vs-io2.toml", "db-import-gp3-log.toml"])
+def test_csv_columns_are_documented(storlab, example):
+    """Every column simulate --csv prints for a database sweep or an import
+    is in docs/record.md's CSV table: by name, or as `<role>_...` (a pool
+    role's figures) or `<type>_...` (a transaction type's)."""
+    import re
+
+    section = (ROOT / "docs" / "record.md").read_text().split("## CSV", 1)[1]
+    documented = set(re.findall(r"`([a-z0-9_<>]+)`", section))
+    r = storlab("simulate", str(ROOT / "examples" / example), "--csv")
+    assert r.returncode == 0, r.stderr
+    header = next(csv.reader(io.StringIO(r.stdout)))
+    roles = {"data", "log", "tempdb", "all"}
+    types = {c.removesuffix("_per_min") for c in header if c.endswith("_per_min") and c != "rows_per_min"}
+    assert any(c.startswith("data_") for c in header), "pool columns expected"
+    for col in header:
+        pre = next((p for p in sorted(roles | types, key=len, reverse=True) if col.startswith(p + "_")), None)
+        generic = None if pre is None else ("<role>_" if pre in roles else "<type>_") + col[len(pre) + 1:]
+        assert col in documented or generic in documented, col
