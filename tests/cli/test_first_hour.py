@@ -250,6 +250,17 @@ def test_f_one_unit_family_per_table(storlab):
     r = storlab("limits", str(EXAMPLES / "azure-ds4-p30-host-cache.toml"))
     assert r.returncode == 0, r.stderr
     assert "(MB/s: 10^6 bytes a second)" in r.stdout
+    # A binding quotes the vendor's cap in the vendor's unit (gp2 100 GiB:
+    # 128 MiB/s); the table adds its MB/s: 128 × 1,048,576 = 134,217,728 B/s.
+    from storlab.cli.out import with_mb_s
+
+    assert with_mb_s("device aws/ebs/gp2 (100 GiB): 128 MiB/s") == "device aws/ebs/gp2 (100 GiB): 128 MiB/s = 134.2 MB/s"
+    assert with_mb_s("1,000 MiB/s each") == "1,000 MiB/s = 1,048.6 MB/s each"
+    ex = str(EXAMPLES / "aws-t3-gp2-one-vs-five.toml")
+    for cmd in ("limits", "simulate"):
+        out = storlab(cmd, ex, *(("--duration", "60") if cmd == "simulate" else ())).stdout
+        assert "128 MiB/s = 134.2 MB/s" in out, cmd
+        assert re.findall(r"MiB/s(?! = )", out) == [], cmd
 
 
 # --- h. overrides ---------------------------------------------------------------

@@ -38,8 +38,10 @@ def fmt_seconds(s: float | None) -> str:
 
 
 def _cell(value: str, binding: str) -> Text:
+    from storlab.cli.out import with_mb_s
+
     t = Text(value, style="bold")
-    t.append("\n" + binding, style="dim")
+    t.append("\n" + with_mb_s(binding), style="dim")
     return t
 
 

@@ -28,6 +28,12 @@ def csv_text(fields: list[str], rows: list[dict[str, Any]]) -> str:
     return text(fields, rows)
 
 
+def with_mb_s(text: str) -> str:
+    from storlab.cli.out import with_mb_s as add
+
+    return add(text)
+
+
 def _lat(us: float) -> str:
     from storlab.cli.out import latency
 
@@ -65,7 +71,7 @@ def import_table(record: dict[str, Any]) -> Group:
             p = (r.get("pools") or {}).get(ro)
             row.append("—" if p is None else f"{p['read_iops']:,.0f} r + {p['write_iops']:,.0f} w IOPS\n"
                        f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s, {100 * p['utilization']:.0f} % busy")
-        row += [_usd(r.get("monthly_cost_usd")), r["binding"]]
+        row += [_usd(r.get("monthly_cost_usd")), with_mb_s(r["binding"])]
         t.add_row(*row)
     notes = Text()
     per = inputs.get("per_input_byte") or {}
@@ -142,7 +148,7 @@ def db_tables(record: dict[str, Any]) -> Group:
                     continue
                 row.append(f"{p['read_iops']:,.0f} r + {p['write_iops']:,.0f} w IOPS\n"
                            f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s, {100 * p['utilization']:.0f} % busy")
-            row.append(r["binding"])
+            row.append(with_mb_s(r["binding"]))
             t.add_row(*row)
         out.append(t)
         notes = Text()
@@ -194,7 +200,7 @@ def results_table(record: dict[str, Any]) -> Group:
             cell.append(f"\nlatency {_lat(r['lat_mean_us'])} mean, {_lat(r['lat_p99_us'])} p99")
             if r.get("dropped"):
                 cell.append(f"\n{r['dropped']:,} arrivals dropped (open-loop queue full)", style="yellow")
-            cell.append("\n" + r["binding"], style="dim")
+            cell.append("\n" + with_mb_s(r["binding"]), style="dim")
             cells.append(cell)
         t.add_row(j, *cells)
     notes = Text()
