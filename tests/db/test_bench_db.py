@@ -268,6 +268,12 @@ def test_managed_postgres_through_the_cli_leaves_nothing(storlab, where):
     rec = bench(storlab, "--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "2", "--rows", "20",
                 "--commit-every", "10")
     assert rec["results"][0]["rows"] == 40
+    # A managed cluster times its WAL syncs (track_wal_io_timing): the mean
+    # is pg_stat_wal's total sync time (ms) over its sync count, in µs.
+    io = rec["results"][0]["io_profile"]
+    t = io["totals"]
+    assert t["wal_sync"] >= 4 and t["wal_sync_time"] > 0  # 2 VUs × 2 commits of 10 rows, each synced
+    assert io["wal_sync_us"] == pytest.approx(t["wal_sync_time"] * 1000 / t["wal_sync"])
     assert not d.exists()
     out = subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
     assert str(d) not in out

@@ -84,5 +84,12 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     # in the CPU per transaction (docs/profile.md).
     assert p["provenance"]["settings"]["synchronous_commit"] == "on"
     assert c["fit"] == "cpu_per_txn" and len(c["cpu_us_per_txn"]) == 3 and all(x > 0 for x in c["cpu_us_per_txn"])
+    # The WAL flush at each count: at one user every commit syncs the WAL
+    # itself (nobody to share a sync with), so about one sync per
+    # transaction (a WAL segment's first sync adds a few); with more users
+    # group commit can only lower that.
+    assert len(c["wal_sync_us"]) == 3 and all(0 < x < 1e6 for x in c["wal_sync_us"])
+    assert 0.9 <= c["wal_syncs_per_txn"][0] <= 1.5
+    assert all(x <= c["wal_syncs_per_txn"][0] * 1.2 for x in c["wal_syncs_per_txn"][1:])
     assert "--profile-out" in p["provenance"]["command"]
     assert not (where / "pg").exists()

@@ -139,11 +139,12 @@ const PG_STATS: &str = "SELECT \
   (SELECT blks_hit FROM pg_stat_database WHERE datname = current_database())::float8, \
   (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database())::float8, \
   w.wal_records::float8, w.wal_fpi::float8, w.wal_bytes::float8, w.wal_write::float8, w.wal_sync::float8, \
+  w.wal_write_time::float8, w.wal_sync_time::float8, \
   b.buffers_checkpoint::float8, b.buffers_clean::float8, b.buffers_backend::float8, b.buffers_backend_fsync::float8, \
   (b.checkpoints_timed + b.checkpoints_req)::float8 \
   FROM pg_stat_wal w, pg_stat_bgwriter b";
 
-const PG_STAT_NAMES: [&str; 13] = [
+const PG_STAT_NAMES: [&str; 15] = [
     "blks_read",
     "blks_hit",
     "xact",
@@ -152,6 +153,8 @@ const PG_STAT_NAMES: [&str; 13] = [
     "wal_bytes",
     "wal_write",
     "wal_sync",
+    "wal_write_time",
+    "wal_sync_time",
     "buffers_checkpoint",
     "buffers_clean",
     "buffers_backend",
@@ -463,6 +466,11 @@ pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, not
         (Some(a), b, None) => Some(a + b.unwrap_or(0.0)),
         (None, _, None) => d("fsyncs"),
     };
+    // pg_stat_wal's times are in ms and stay 0 without track_wal_io_timing.
+    let wal_sync_us = match (d("wal_sync_time"), d("wal_sync")) {
+        (Some(ms), Some(n)) if ms > 0.0 && n > 0.0 => Some(ms * 1000.0 / n),
+        _ => None,
+    };
     IoProfile {
         transactions: txns,
         per_txn: PerTxnIo {
@@ -474,6 +482,7 @@ pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, not
             wal_bytes: per(d("wal_bytes")),
         },
         buffer_cache_hit_ratio: hit_ratio,
+        wal_sync_us,
         server_processes: procs,
         totals,
         notes: note,

@@ -53,6 +53,11 @@ pub struct IoProfile {
     pub transactions: u64,
     pub per_txn: PerTxnIo,
     pub buffer_cache_hit_ratio: Option<f64>,
+    /// Mean time of one WAL sync (fdatasync or the like) as the server timed
+    /// it, µs: PostgreSQL's pg_stat_wal wal_sync_time / wal_sync, counted
+    /// only with track_wal_io_timing on (managed clusters have it on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wal_sync_us: Option<f64>,
     pub server_processes: Option<ProcIo>,
     /// The database's own counters over the window (pg_stat_*, SQLite VFS).
     pub totals: BTreeMap<String, f64>,

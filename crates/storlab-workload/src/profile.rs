@@ -96,6 +96,14 @@ pub struct Usl {
     /// round trip, its own CPU, wake-ups. µs; 0 in older profiles.
     #[serde(default)]
     pub outside_us: f64,
+    /// The WAL sync's time as the server timed it at each of `vus`, µs, and
+    /// the syncs per transaction there (below 1 where group commit shares
+    /// a sync). Recorded to show how the log flush behaves as users grow;
+    /// the model takes the log device's latency from the catalog instead.
+    #[serde(default)]
+    pub wal_sync_us: Vec<f64>,
+    #[serde(default)]
+    pub wal_syncs_per_txn: Vec<f64>,
 }
 
 fn fit_throughput() -> String {

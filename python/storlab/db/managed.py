@@ -426,6 +426,10 @@ class ManagedPostgres:
                  f"unix_socket_directories = {_conf_quote(str(self.socket_dir))}",
                  f"port = {PORT}",
                  f"max_connections = {self.max_connections}",
+                 # The WAL sync time PostgreSQL saw (pg_stat_wal.wal_sync_time):
+                 # the record's io_profile.wal_sync_us. Two clock reads per
+                 # WAL write or sync; pg_test_timing shows their cost.
+                 "track_wal_io_timing = on",
                  *(f"{k} = {_conf_quote(v)}" for k, v in self.settings.items())]
         path = self.data_dir / "postgresql.auto.conf"
         try:

@@ -331,11 +331,20 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
         t["share"] = s
     by_vus: dict[int, list[float]] = {}
     cpu_by_vus: dict[int, list[float]] = {}
+    # The WAL flush as the server saw it at each count: the time of one sync
+    # and syncs per transaction (group commit shares one among several).
+    sync_by_vus: dict[int, list[float]] = {}
+    syncs_by_vus: dict[int, list[float]] = {}
     for run in sweep:
         by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
         c = cpu_per_txn(run)
         if c > 0:
             cpu_by_vus.setdefault(run["vus"], []).append(c)
+        io = run.get("io_profile") or {}
+        if io.get("wal_sync_us"):
+            sync_by_vus.setdefault(run["vus"], []).append(io["wal_sync_us"])
+        if io.get("transactions") and "wal_sync" in (io.get("totals") or {}):
+            syncs_by_vus.setdefault(run["vus"], []).append(io["totals"]["wal_sync"] / io["transactions"])
     vus = sorted(by_vus)
     thr = [sum(by_vus[v]) / len(by_vus[v]) for v in vus]
     cpu = [sum(cpu_by_vus.get(v, [0.0])) / max(len(cpu_by_vus.get(v, [])), 1) for v in vus]
@@ -370,6 +379,9 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
                         "throughput": thr, "cpu_us_per_txn": cpu},
         "transaction": txns,
     }
+    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus)):
+        if vus and all(v in by for v in vus):
+            profile["concurrency"][key] = [sum(by[v]) / len(by[v]) for v in vus]
     return profile
 
 
