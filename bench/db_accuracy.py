@@ -37,10 +37,20 @@ does.
 
 Beside the predictions, the model on the profile's own recorded points.
 
+With `--record`, the profile is recorded anew at the start of the session
+(the shipped profile's command: 2 warehouses, VUs 1, 2, 4, 8) and once more
+after the measured runs, and the points are predicted from each: this
+machine's speed drifts by up to 1.5× over hours (other tenants), so a
+profile recorded on another day mixes that drift into the error; the two
+recordings show how far the drift and the recorder's own spread move a
+prediction within one session. Each measured point also reports the WAL
+sync time PostgreSQL saw (io_profile.wal_sync_us) and the syncs per
+transaction.
+
 Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
 
-    python bench/db_accuracy.py [--rounds 3] [--warehouses 4,8] [--vus 1,2,3,4,6,8,11]
+    python bench/db_accuracy.py [--record] [--rounds 3] [--warehouses 4,8] [--vus 1,2,3,4,6,8,11]
                                 [--rampup 3] [--duration 12] [--emulated] [--no-local]
                                 [--append --vus 16,23] [--predict-only] [--out DIR]
 """
@@ -144,6 +154,34 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
     return run_json(cmd, env=env)
 
 
+RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8", "--rampup", "3", "--duration", "20"]
+
+
+def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
+    """A profile recorded now, as the shipped one was (its provenance's
+    command), into OUT/NAME.toml; its run record beside it."""
+    path = out / f"{name}.toml"
+    d = args.dir / name
+    print(f"recording {path.name}: storlab bench db ... --profile-out (about 4 minutes)", flush=True)
+    t0 = time.time()
+    rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
+                    *RECORD_ARGS, "--profile-out", str(path), "--json"])
+    (out / f"{name}-run.json").write_text(json.dumps(rec, indent=1) + "\n")
+    print(f"  {time.time() - t0:.0f} s", flush=True)
+    return path
+
+
+def wal_by_vus(rec: dict) -> dict[int, dict]:
+    """Per VU count: the WAL sync time PostgreSQL saw and syncs per transaction."""
+    out = {}
+    for r in rec["results"]:
+        io = r.get("io_profile") or {}
+        n = io.get("transactions") or 0
+        out[int(r["vus"])] = {"wal_sync_us": io.get("wal_sync_us"),
+                              "syncs_per_txn": (io.get("totals") or {}).get("wal_sync", 0) / n if n else None}
+    return out
+
+
 def nopm_by_vus(rec: dict) -> dict[int, float]:
     return {int(r["vus"]): float(r["nopm"]) for r in rec["results"] if r.get("nopm") is not None}
 
@@ -171,7 +209,7 @@ def measure_local(args: argparse.Namespace, out: Path) -> list[dict]:
             (out / name).write_text(json.dumps(rec, indent=1) + "\n")
             got = nopm_by_vus(rec)
             runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after,
-                         "file": name, "nopm": got,
+                         "file": name, "nopm": got, "wal": wal_by_vus(rec),
                          "read_bytes": {int(r["vus"]): (r.get("io_profile") or {}).get("read_bytes") for r in rec["results"]}})
             print(f"round {k + 1}, {w} warehouses ({time.time() - t0:.0f} s, load {before:.1f}→{after:.1f}): "
                   + ", ".join(f"{v} VUs {got.get(v, float('nan')):,.0f}" for v in sorted(got)), flush=True)
@@ -265,16 +303,20 @@ def table(rows: list[dict], tol: float) -> list[str]:
     return lines
 
 
-def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay: Path) -> dict:
+def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay: Path, profile: str = PROFILE,
+                 tag: str = "") -> dict:
+    """Predictions from `profile` (a shipped name or a file) beside the
+    measured runs; files named with `tag`."""
     m = machine()
     rows, tips = [], []
-    summary: dict = {"machine": m, "rampup_s": args.rampup, "duration_s": args.duration, "points": [], "tipping": []}
+    summary: dict = {"machine": m, "profile": profile, "rampup_s": args.rampup, "duration_s": args.duration,
+                     "points": [], "tipping": []}
     for w in args.warehouses:
-        scen = out / f"predict-w{w}.toml"
-        scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=PROFILE, scale=w, vus=json.dumps(args.vus),
+        scen = out / f"predict{tag}-w{w}.toml"
+        scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=profile, scale=w, vus=json.dumps(args.vus),
                                               rampup=args.rampup, duration=args.duration))
         pred = predict(scen, overlay, args.sim_seeds)
-        (out / f"predicted-w{w}.json").write_text(json.dumps(pred["this-machine"]["record"], indent=1) + "\n")
+        (out / f"predicted{tag}-w{w}.json").write_text(json.dumps(pred["this-machine"]["record"], indent=1) + "\n")
         p = pred["this-machine"]
         samples = {v: [r["nopm"][v] for r in runs if r["warehouses"] == w and v in r["nopm"]] for v in args.vus}
         for v in args.vus:
@@ -307,18 +349,37 @@ def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay:
     return summary
 
 
-def self_check(args: argparse.Namespace, out: Path, overlay: Path) -> dict:
+def median_text(xs: list[float], fmt: str) -> str:
+    return format(statistics.median(xs), fmt) if xs else "–"
+
+
+def wal_table(args: argparse.Namespace, runs: list[dict]) -> list[str]:
+    """The log flush as PostgreSQL saw it at each measured point (medians over the rounds)."""
+    lines = ["| point | WAL sync as PostgreSQL timed it, µs | WAL syncs per transaction |", "|---|---|---|"]
+    for w in args.warehouses:
+        for v in args.vus:
+            ws = [r["wal"][v] for r in runs if r["warehouses"] == w and v in r.get("wal", {})]
+            us = [x["wal_sync_us"] for x in ws if x.get("wal_sync_us")]
+            sp = [x["syncs_per_txn"] for x in ws if x.get("syncs_per_txn") is not None]
+            if us or sp:
+                lines.append(f"| {w} wh, {v} VUs | {median_text(us, ',.0f')} | {median_text(sp, '.2f')} |")
+    print("\n".join(lines))
+    return lines
+
+
+def self_check(args: argparse.Namespace, out: Path, overlay: Path, profile: str = PROFILE, tag: str = "") -> dict:
     """The model on the profile's own recording: its scale and sweep (the
     profile's [concurrency] throughput, measured with synchronous_commit off
     and every page in shared_buffers) — not a prediction, a check of what
     the model does with its inputs."""
     import tomllib
 
-    prof = tomllib.loads((ROOT / "python/storlab/profiles" / f"{PROFILE}.toml").read_text())
+    path = Path(profile) if profile.endswith(".toml") else ROOT / "python/storlab/profiles" / f"{profile}.toml"
+    prof = tomllib.loads(path.read_text())
     conc, prov = prof["concurrency"], prof["provenance"]
     m = machine()
-    scen = out / "self-check.toml"
-    scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=PROFILE, scale=int(prov["scale"]),
+    scen = out / f"self-check{tag}.toml"
+    scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=profile, scale=int(prov["scale"]),
                                           vus=json.dumps(conc["vus"]), rampup=3, duration=10))
     pred = predict(scen, overlay, 1)["this-machine"]
     lines = ["| VUs | recorded transactions/s | model transactions/s | model / recorded |", "|---|---|---|---|"]
@@ -437,6 +498,8 @@ def main() -> None:
     ap.add_argument("--emu-warehouses", type=int, default=2)
     ap.add_argument("--emu-vus", type=ints, default=[1, 4])
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
+    ap.add_argument("--record", action="store_true",
+                    help="record the profile anew before and after the measured runs and predict from each")
     ap.add_argument("--append", action="store_true",
                     help="add runs at more VU counts (--vus) to the measured runs in --out, e.g. to find the tipping point")
     args = ap.parse_args()
@@ -449,6 +512,11 @@ def main() -> None:
     try:
         if not args.no_local:
             overlay = calibrate(args.out, args.dir)
+            profiles = [(PROFILE, "")]
+            if args.record and not args.predict_only:
+                profiles = [(str(record_profile(args, args.out, "profile-before")), "-before")]
+            elif args.record:
+                profiles = [(str(args.out / f"profile{t}.toml"), t) for t in ("-before", "-after")]
             if args.predict_only:
                 runs = json.loads((args.out / "measured-runs.json").read_text())
                 for r in runs:
@@ -459,11 +527,18 @@ def main() -> None:
                     old = json.loads((args.out / "measured-runs.json").read_text())
                     runs = old + runs
                 (args.out / "measured-runs.json").write_text(json.dumps(runs, indent=1) + "\n")
+                if args.record:
+                    profiles.append((str(record_profile(args, args.out, "profile-after")), "-after"))
             for r in runs:
                 r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
+                r["wal"] = {int(k): v for k, v in r.get("wal", {}).items()}
             args.vus = sorted({v for r in runs for v in r["nopm"]})
-            result["local"] = local_report(args, args.out, runs, overlay)
-            result["self_check"] = self_check(args, args.out, overlay)
+            for profile, tag in profiles:
+                print(f"\n## predicted from {profile}\n", flush=True)
+                result[f"local{tag}"] = local_report(args, args.out, runs, overlay, profile, tag)
+                result[f"self_check{tag}"] = self_check(args, args.out, overlay, profile, tag)
+            print("\n## the log flush as PostgreSQL saw it\n")
+            result["wal"] = wal_table(args, runs)
         if args.emulated:
             result["emulated"] = emulated(args, args.out)
     finally:
@@ -472,6 +547,8 @@ def main() -> None:
         if not args.predict_only:
             for w in args.warehouses + ["emu"]:
                 shutil.rmtree(args.dir / (f"w{w}" if w != "emu" else "emu"), ignore_errors=True)
+            for name in ("profile-before", "profile-after"):
+                shutil.rmtree(args.dir / name, ignore_errors=True)
             with contextlib.suppress(OSError):
                 args.dir.rmdir()
     summary_file.write_text(json.dumps(result, indent=1) + "\n")
