@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+# A test run started under nohup, or as a background job of a shell without
+# job control, has SIGHUP or SIGINT ignored, and every storlab it starts
+# would inherit that (an ignored signal stays ignored across exec): the
+# tests that send those signals need them at their defaults.
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
