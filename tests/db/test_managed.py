@@ -183,9 +183,16 @@ def test_as_root_the_server_runs_unprivileged(pg_bin, where):
         assert psql(pg, "select current_user") == expected.pw_name  # root connects as the server user
         pids = pg.server_pids()
         assert pids
+        checked = 0
         for pid in pids:
-            uids = next(ln for ln in Path(f"/proc/{pid}/status").read_text().splitlines() if ln.startswith("Uid:"))
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except FileNotFoundError:
+                continue  # a backend or worker that ended since the listing
+            uids = next(ln for ln in status.splitlines() if ln.startswith("Uid:"))
             assert uids.split()[1:] == [str(expected.pw_uid)] * 4  # real, effective, saved, file system
+            checked += 1
+        assert checked > 0  # the postmaster at least
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="runs as root only")
