@@ -84,6 +84,10 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     # in the CPU per transaction (docs/profile.md).
     assert p["provenance"]["settings"]["synchronous_commit"] == "on"
     assert c["fit"] == "cpu_per_txn" and len(c["cpu_us_per_txn"]) == 3 and all(x > 0 for x in c["cpu_us_per_txn"])
+    # One type, all of the mix: its CPU is the CPU per transaction at one user
+    # (the base the penalty multiplies), even though each user logged off
+    # as soon as its rows were in, before the window's last snapshot.
+    assert t["cpu_us"] == pytest.approx(c["cpu_us_per_txn"][0], rel=1e-6)
     # The WAL flush at each count: at one user every commit syncs the WAL
     # itself (nobody to share a sync with), so about one sync per
     # transaction (a WAL segment's first sync adds a few); with more users

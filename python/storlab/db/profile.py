@@ -166,8 +166,8 @@ def read_only_types(wspec: dict[str, Any]) -> set[str]:
 def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Per transaction type, summed over `runs`: its share of the mix and its
     demand per transaction. Statements that belong to no one type (BEGIN,
-    COMMIT) are dealt out by transaction count; the server's CPU by each
-    type's share of the statements' execution time."""
+    COMMIT) are dealt out by transaction count; the run's CPU (`cpu_per_txn`)
+    by each type's share of the statements' execution time."""
     counts: dict[str, float] = {}
     stats: dict[str, dict[str, float]] = {}
     cpu_by_type: dict[str, float] = {}
@@ -178,7 +178,11 @@ def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str
         other = server.get("other") or {}
         n = {k: t["commits"] + t["rollbacks"] for k, t in run["txn"].items()}
         total_n = sum(n.values())
-        cpu = (server.get("cpu_user_s") or 0.0) + (server.get("cpu_sys_s") or 0.0)
+        # The machine's busy time where it was taken: the server's own
+        # processes lose the CPU of backends that exited inside the window
+        # (a user that finished its rows early logs off before the last
+        # snapshot).
+        cpu = cpu_per_txn(run) * 1e-6 * total_n
         exec_total = sum(s.get("exec_ms", 0.0) for s in per_type.values()) + other.get("exec_ms", 0.0)
         for k, c in n.items():
             counts[k] = counts.get(k, 0.0) + c
