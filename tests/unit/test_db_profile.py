@@ -127,3 +127,21 @@ name = "write"
 statements = ["SELECT 1", "UPDATE t SET x = 1"]
 """
     assert profile.read_only_types({"kind": "custom", "text": text}) == {"look"}
+
+
+def test_the_shipped_tpcc_profile_names_the_rows_its_transactions_contend_for():
+    # TPC-C clauses 2.4.2.2 (New-Order: D_NEXT_O_ID of one of the home
+    # warehouse's 10 districts), 2.5.2.2 (Payment: D_YTD of a district, W_YTD
+    # of the warehouse) and 2.7.4.2 (Delivery: each district's oldest
+    # NEW-ORDER row); the read-only types lock nothing.
+    from pathlib import Path
+
+    import storlab
+
+    text = (Path(storlab.__file__).parent / "profiles" / "tpcc-postgresql.toml").read_text()
+    locks = {t["name"]: t.get("row_locks", []) for t in tomllib.loads(text)["transaction"]}
+    district = {"rows": "district", "per_unit": 10}
+    assert locks["new_order"] == [district]
+    assert locks["payment"] == [district, {"rows": "warehouse", "per_unit": 1}]
+    assert locks["delivery"] == [{"rows": "oldest new-order", "per_unit": 1}]
+    assert locks["order_status"] == [] and locks["stock_level"] == []

@@ -7,7 +7,10 @@
 //! 1. takes CPU on the host's vCPUs — a multi-server station, first come
 //!    first served — for `cpu_us` × the host's relative CPU speed × the USL
 //!    factor at N users (the profile's contention and coherency), so
-//!    throughput falls past the profile's peak;
+//!    throughput falls past the profile's peak; as it starts on a vCPU it
+//!    locks the type's hot rows (`row_locks`: TPC-C's warehouse and district
+//!    rows of its home warehouse) or, where another user holds one, waits
+//!    off the vCPU until that user's commit is durable;
 //! 2. reads `page_accesses` × miss ratio data pages, one 8 KiB random read
 //!    at a time, on the `data` pool; the miss ratio comes from the profile's
 //!    miss-ratio curve at cache = memory left to the database / data size;
@@ -16,7 +19,8 @@
 //!    has a volatile cache); one flush serves every commit waiting when it starts
 //!    (group commit), and commits arriving during a flush wait for the next;
 //! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
-//!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool.
+//!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool, and
+//!    releases its rows to the next user waiting for each.
 //! Every I/O goes through the same pacers (caps and buckets), cost tables
 //! and latency draws as I/O jobs, so the CloudWatch-style series come out
 //! the same way. `all` pools take every role; a config without a `log`
@@ -26,7 +30,7 @@ use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
 use serde::Serialize;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use storlab_model::deployment::Deployment;
 use storlab_model::pacing::{PacerId, Secs, Stages};
 use storlab_model::resources::{IoClass, PoolPlan, Resource};
@@ -105,6 +109,8 @@ pub struct DbResult {
     /// vCPU, on a vCPU, reading data pages, waiting for its commit's flush,
     /// thinking.
     pub time_cpu_queue_s: f64,
+    /// Waiting for another user's hot row (`row_locks`).
+    pub time_locks_s: f64,
     pub time_cpu_s: f64,
     pub time_reads_s: f64,
     pub time_commit_s: f64,
@@ -179,6 +185,31 @@ struct Vu {
     commits: u32,
     /// Back from the round trip, the CPU still to take.
     cpu_pending: bool,
+    /// On a vCPU: its next event frees it.
+    on_cpu: bool,
+}
+
+/// Hot rows held: the holder and the users waiting, first come first served.
+type RowLocks = HashMap<u64, (u32, VecDeque<u32>)>;
+
+/// Takes `want[*held..]` in order for user `v`; false where one is held by
+/// another user (`v` then waits in its queue and is handed the row on release).
+fn acquire(locks: &mut RowLocks, want: &[u64], held: &mut usize, v: u32) -> bool {
+    while *held < want.len() {
+        match locks.entry(want[*held]) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((v, VecDeque::new()));
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                if e.get().0 != v {
+                    e.get_mut().1.push_back(v);
+                    return false;
+                }
+            }
+        }
+        *held += 1;
+    }
+    true
 }
 
 /// The pool a role's I/O goes to: that role's pool, else `all`, else `fallback`.
@@ -248,12 +279,46 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
 
     let w0 = p.rampup_s;
     let w1 = p.rampup_s + p.duration_s;
-    let mut cpu_free = vec![0.0f64; vcpus];
+    // The vCPUs: idle ones, and the users waiting for one (user, since, demand).
+    let mut cpu_idle = vcpus;
+    let mut cpu_queue: VecDeque<(usize, f64, f64)> = VecDeque::new();
+    let mut cpu_demand = vec![0.0f64; n];
     let mut cpu_busy = 0.0;
+    // Hot rows: each type's kinds of rows (index, rows per unit), in one
+    // order for every type so that two users never wait for each other.
+    let mut row_kinds: Vec<&str> = Vec::new();
+    let mut max_rows = 1u64;
+    let type_rows: Vec<Vec<(u64, u64)>> = profile
+        .transactions
+        .iter()
+        .map(|tp| {
+            let mut v: Vec<(u64, u64)> = tp
+                .row_locks
+                .iter()
+                .map(|l| {
+                    let k = row_kinds.iter().position(|&r| r == l.rows).unwrap_or_else(|| {
+                        row_kinds.push(&l.rows);
+                        row_kinds.len() - 1
+                    });
+                    max_rows = max_rows.max(u64::from(l.per_unit));
+                    (k as u64, u64::from(l.per_unit.max(1)))
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    // Home units go round-robin, as storlab's TPC-C driver gives home
+    // warehouses: users 1..W each their own, user W+1 shares the first.
+    let units = (p.scale.floor() as u64).max(1);
+    let mut row_locks: RowLocks = HashMap::new();
+    let mut wanted: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let mut held = vec![0usize; n];
+    let mut lock_since = vec![0.0f64; n];
     let mut hists: Vec<Histogram> = profile.transactions.iter().map(|_| Histogram::default()).collect();
     let mut counts = vec![0u64; profile.transactions.len()];
     let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
-    let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0, cpu_pending: false }; n];
+    let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0, cpu_pending: false, on_cpu: false }; n];
     let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::new();
     let push = |heap: &mut BinaryHeap<std::cmp::Reverse<Event>>, t: f64, who: u32| heap.push(std::cmp::Reverse(Event { t_bits: t.to_bits(), who }));
     // Group commit: the commits waiting for the next flush, and those the
@@ -267,6 +332,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut window_open = false;
     // Where the time went (in the window), and the log's flush times.
     let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think, mut t_out) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut t_locks = 0.0f64;
     let mut commit_start = vec![0.0f64; n];
     let mut flush_started = 0.0f64;
     let mut flush_time = 0.0f64;
@@ -327,6 +393,10 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         } else {
             let v = who as usize;
             let vu = &mut vus[v];
+            if vu.on_cpu {
+                vu.on_cpu = false;
+                cpu_idle += 1;
+            }
             let mut take_cpu = false;
             if vu.reads_left == u32::MAX {
                 // A new transaction: its type, its round trip, then its CPU.
@@ -336,6 +406,12 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 vu.started = t;
                 vu.reads_left = draw_count(tp.page_accesses * miss, &mut rng);
                 vu.commits = draw_count(tp.commits, &mut rng);
+                let home = v as u64 % units;
+                wanted[v].clear();
+                for &(kind, per) in &type_rows[vu.txn] {
+                    let row = if per > 1 { rng.below(per) } else { 0 };
+                    wanted[v].push((kind * units + home) * max_rows + row);
+                }
                 if thinking[v] {
                     thinking[v] = false;
                     active += 1;
@@ -361,15 +437,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     usl_n += 1;
                 }
                 let demand = tp.cpu_us * 1e-6 * HOST_CPU_SPEED * usl;
-                let (k, free) = cpu_free.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map(|(k, f)| (k, *f)).unwrap();
-                let start = t.max(free);
-                if in_window(t) {
-                    t_cpu_q += start - t;
-                    t_cpu += demand;
-                }
-                cpu_free[k] = start + demand;
-                cpu_busy += (start + demand).min(w1).max(w0) - start.min(w1).max(w0);
-                push(&mut heap, start + demand, who);
+                cpu_demand[v] = demand;
+                cpu_queue.push_back((v, t, demand));
             } else if vu.cpu_pending {
                 // On its round trip: the event that brings it back is queued.
             } else if vu.reads_left > 0 {
@@ -408,7 +477,44 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     active -= 1;
                 }
                 push(&mut heap, t + think, who);
+                // Its rows, durable now, go to the next user waiting for each.
+                for i in 0..held[v] {
+                    let key = wanted[v][i];
+                    let Some(e) = row_locks.get_mut(&key) else { continue };
+                    match e.1.pop_front() {
+                        Some(u) => {
+                            e.0 = u;
+                            let u = u as usize;
+                            held[u] += 1;
+                            if in_window(t) {
+                                t_locks += t - lock_since[u];
+                            }
+                            cpu_queue.push_back((u, t, cpu_demand[u]));
+                        }
+                        None => {
+                            row_locks.remove(&key);
+                        }
+                    }
+                }
+                held[v] = 0;
             }
+        }
+        // The vCPUs, first come first served; a user takes its hot rows as it
+        // starts, and where one is held waits for it off the vCPU.
+        while cpu_idle > 0 {
+            let Some((u, since, demand)) = cpu_queue.pop_front() else { break };
+            if !acquire(&mut row_locks, &wanted[u], &mut held[u], u as u32) {
+                lock_since[u] = t;
+                continue;
+            }
+            cpu_idle -= 1;
+            vus[u].on_cpu = true;
+            if in_window(since) {
+                t_cpu_q += t - since;
+                t_cpu += demand;
+            }
+            cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
+            push(&mut heap, t + demand, u as u32);
         }
         // The log writer: one flush at a time, serving every commit waiting.
         if !flush_busy && !waiting.is_empty() {
@@ -472,7 +578,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let flush_s = if flushes > 0 { flush_time / flushes as f64 } else { 0.0 };
     let per = |x: f64| if total > 0 { x / total as f64 } else { 0.0 };
     let (q, c, r, cm, th, out) = (per(t_cpu_q), per(t_cpu), per(t_reads), per(t_commit), per(t_think), per(t_out));
-    let all = q + c + r + cm + th + out;
+    let lk = per(t_locks);
+    let all = q + c + r + cm + th + out + lk;
     let pct = |x: f64| 100.0 * x / all.max(1e-12);
     let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
     let usl = if usl_n > 0 { usl_sum / usl_n as f64 } else { usl_at(n as f64) };
@@ -480,6 +587,15 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let binding = match top {
         _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %{usl_note}", 100.0 * cpu_utilization),
         Some((u, id, res)) if u >= 0.9 => limit_words(dep, &st, u, id, res),
+        _ if lk > 0.0 && lk >= (c + q).max(r).max(cm).max(out) => format!(
+            "row locks: {} of {} per transaction waiting for another user's {} row until its commit is durable ({:.0} %), {n} users on {units} home {}{}",
+            ms(lk),
+            ms(all),
+            row_kinds.join(" or "),
+            pct(lk),
+            profile.scale_unit,
+            if units == 1 { "" } else { "s" }
+        ),
         _ if th > 0.5 * all => format!("think time: {} of {} per transaction, no limit reached", ms(th), ms(all)),
         _ if out >= (c + q).max(r).max(cm) => format!("round trip outside the server: {} of {} per transaction ({:.0} %), no limit reached", ms(out), ms(all), pct(out)),
         _ if cm >= r.max(c + q) && flushes > 0 => {
@@ -522,6 +638,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         flushes,
         flush_s,
         time_cpu_queue_s: q,
+        time_locks_s: lk,
         time_cpu_s: c,
         time_reads_s: r,
         time_commit_s: cm,

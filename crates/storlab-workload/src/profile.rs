@@ -58,6 +58,21 @@ pub struct TxnProfile {
     /// Insert storm: rows per commit.
     #[serde(default)]
     pub rows_per_txn: Option<f64>,
+    /// Rows this type updates that other users of the same scale unit
+    /// update too, held from the update until the commit is durable
+    /// (TPC-C: Payment's warehouse row, a New-Order's or Payment's district
+    /// row). Empty where no such rows are known.
+    #[serde(default)]
+    pub row_locks: Vec<RowLock>,
+}
+
+/// One hot row a transaction locks: one of `per_unit` rows of kind `rows`
+/// in the user's home scale unit (its TPC-C home warehouse), drawn uniformly.
+/// The same `rows` in two types names the same rows.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct RowLock {
+    pub rows: String,
+    pub per_unit: u32,
 }
 
 /// Miss ratio of page accesses against cache size as a fraction of the data.
@@ -174,6 +189,23 @@ impl Profile {
         if m.miss_ratio.iter().any(|r| !(0.0..=1.0).contains(r)) {
             return Err(field("mrc.miss_ratio", "values must lie in [0, 1]".into()));
         }
+        let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
+        for t in &p.transactions {
+            for l in &t.row_locks {
+                let f = format!("transaction '{}': row_locks '{}'.per_unit", t.name, l.rows);
+                if l.per_unit == 0 {
+                    return Err(field(&f, "0 — a scale unit has at least 1 such row".into()));
+                }
+                match per_unit.get(l.rows.as_str()) {
+                    Some(&(n, other)) if n != l.per_unit => {
+                        return Err(field(&f, format!("{} where transaction '{other}' has {n} — the same rows have one count", l.per_unit)));
+                    }
+                    _ => {
+                        per_unit.insert(&l.rows, (l.per_unit, &t.name));
+                    }
+                }
+            }
+        }
         Ok(p)
     }
 
@@ -236,5 +268,20 @@ beta = 0.0005
         assert!(e.starts_with("p.toml: schema_version 2 is not supported") && !e.contains('\n'), "{e}");
         let e = Profile::from_toml("p.toml", &EXAMPLE.replace("share = 1.0", "share = 0.5")).unwrap_err().to_string();
         assert!(e.contains("transaction.share"), "{e}");
+    }
+
+    #[test]
+    fn row_locks_are_read_and_one_kind_of_row_has_one_count() {
+        let with = |a: &str, b: &str| {
+            EXAMPLE.replace("share = 1.0", "share = 0.5").replace("wal_bytes = 2500.0", &format!("wal_bytes = 2500.0\nrow_locks = [{{ rows = \"district\", per_unit = {a} }}]"))
+                + &format!("[[transaction]]\nname = \"payment\"\nshare = 0.5\ncpu_us = 1.0\npage_accesses = 1.0\npages_dirtied = 0.0\ncommits = 1.0\nwal_bytes = 1.0\nrow_locks = [{{ rows = \"warehouse\", per_unit = 1 }}, {{ rows = \"district\", per_unit = {b} }}]\n")
+        };
+        let p = Profile::from_toml("p.toml", &with("10", "10")).unwrap();
+        assert_eq!(p.transactions[1].row_locks, vec![RowLock { rows: "warehouse".into(), per_unit: 1 }, RowLock { rows: "district".into(), per_unit: 10 }]);
+        assert!(Profile::from_toml("p.toml", EXAMPLE).unwrap().transactions[0].row_locks.is_empty());
+        let e = Profile::from_toml("p.toml", &with("10", "9")).unwrap_err().to_string();
+        assert!(e.starts_with("p.toml: transaction 'payment': row_locks 'district'.per_unit: 9 where transaction 'new_order' has 10"), "{e}");
+        let e = Profile::from_toml("p.toml", &with("0", "0")).unwrap_err().to_string();
+        assert!(e.contains("row_locks 'district'.per_unit: 0"), "{e}");
     }
 }

@@ -43,6 +43,19 @@ SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statement
 FIXED_TABLES = {"tpcc": ("item",), "insert": ()}
 # TPC-C: New-Order's share of the mix counts toward NOPM.
 TPCC_NEW_ORDER = "new_order"
+# The rows TPC-C's transactions update that the other users of the same home
+# warehouse update too, in the order storlab's functions update them
+# (crates/storlab-db/sql/pg_tpcc_functions.sql): New-Order increments its
+# district's D_NEXT_O_ID (clause 2.4.2.2); Payment adds to its district's
+# D_YTD and its warehouse's W_YTD (clause 2.5.2.2); Delivery takes each
+# district's oldest NEW-ORDER row FOR UPDATE, districts 1 to 10 in turn
+# (clause 2.7.4.2), so a second Delivery of the warehouse queues behind the
+# first. Each is held until the transaction's commit is durable.
+TPCC_ROW_LOCKS: dict[str, list[dict[str, Any]]] = {
+    "new_order": [{"rows": "district", "per_unit": 10}],
+    "payment": [{"rows": "district", "per_unit": 10}, {"rows": "warehouse", "per_unit": 1}],
+    "delivery": [{"rows": "oldest new-order", "per_unit": 1}],
+}
 
 
 def check_out_path(path: str | os.PathLike) -> Path:
@@ -534,6 +547,10 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     if insert:
         for t in prof["transaction"]:
             t["rows_per_txn"] = float(commit_every)
+    if kind == "tpcc":
+        for t in prof["transaction"]:
+            if t["name"] in TPCC_ROW_LOCKS:
+                t["row_locks"] = TPCC_ROW_LOCKS[t["name"]]
     write(path, prof)
     return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
             "mrc_points": len(pts), "data_bytes": data_bytes}
