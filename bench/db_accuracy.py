@@ -71,6 +71,8 @@ import time
 from datetime import date, datetime, timezone
 from pathlib import Path
 
+from storlab.db.profile import cpu_per_txn
+
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = "tpcc-postgresql"
 OUT = ROOT / "bench/runs" / date.today().isoformat() / "db_accuracy"
@@ -174,11 +176,15 @@ def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
 def wal_by_vus(rec: dict) -> dict[int, dict]:
     """Per VU count: the WAL sync time PostgreSQL saw and syncs per transaction."""
     out = {}
+    cpu: dict[int, list[float]] = {}
+    for run in rec.get("runs") or []:
+        cpu.setdefault(int(run["vus"]), []).append(cpu_per_txn(run))
     for r in rec["results"]:
         io = r.get("io_profile") or {}
         n = io.get("transactions") or 0
         out[int(r["vus"])] = {"wal_sync_us": io.get("wal_sync_us"),
-                              "syncs_per_txn": (io.get("totals") or {}).get("wal_sync", 0) / n if n else None}
+                              "syncs_per_txn": (io.get("totals") or {}).get("wal_sync", 0) / n if n else None,
+                              "cpu_us": statistics.median(cpu[int(r["vus"])]) if cpu.get(int(r["vus"])) else None}
     return out
 
 
@@ -355,14 +361,18 @@ def median_text(xs: list[float], fmt: str) -> str:
 
 def wal_table(args: argparse.Namespace, runs: list[dict]) -> list[str]:
     """The log flush as PostgreSQL saw it at each measured point (medians over the rounds)."""
-    lines = ["| point | WAL sync as PostgreSQL timed it, µs | WAL syncs per transaction |", "|---|---|---|"]
+    lines = ["| point | WAL sync as PostgreSQL timed it, µs | WAL syncs per transaction "
+             "| CPU per transaction, µs [min–max] (the machine's drift: the profile has c(1), c(N)) |",
+             "|---|---|---|---|"]
     for w in args.warehouses:
         for v in args.vus:
             ws = [r["wal"][v] for r in runs if r["warehouses"] == w and v in r.get("wal", {})]
             us = [x["wal_sync_us"] for x in ws if x.get("wal_sync_us")]
             sp = [x["syncs_per_txn"] for x in ws if x.get("syncs_per_txn") is not None]
+            cpu = [x["cpu_us"] for x in ws if x.get("cpu_us")]
+            cpu_text = f"{median_text(cpu, ',.0f')} [{min(cpu):,.0f}–{max(cpu):,.0f}]" if cpu else "–"
             if us or sp:
-                lines.append(f"| {w} wh, {v} VUs | {median_text(us, ',.0f')} | {median_text(sp, '.2f')} |")
+                lines.append(f"| {w} wh, {v} VUs | {median_text(us, ',.0f')} | {median_text(sp, '.2f')} | {cpu_text} |")
     print("\n".join(lines))
     return lines
 

@@ -203,6 +203,17 @@ def test_bad_vus(storlab, scenario, vus, field):
     fails(storlab, scenario(db_scenario(vus=vus)), "s.toml", field, "1")
 
 
+def test_home_warehouses_is_round_robin_or_random(storlab, scenario):
+    fails(storlab, scenario(db_scenario(extra='home_warehouses = "hammerdb"')), "s.toml",
+          "workload.database.home_warehouses", "'hammerdb'", '"round-robin"', '"random"')
+    # HammerDB's draw: 8 users on 8 warehouses share some (8! / 8^8 = 0.24 %
+    # chance they do not), so some wait for another's row, where round-robin
+    # gives each its own.
+    rr = run_json(storlab, scenario(db_scenario(scale="8", vus="[8]")))["results"][0]
+    rnd = run_json(storlab, scenario(db_scenario(scale="8", vus="[8]", extra='home_warehouses = "random"')))["results"][0]
+    assert rnd["tpm"] < rr["tpm"], (rnd["tpm"], rr["tpm"])
+
+
 def test_no_pool_for_the_data(storlab, scenario):
     cfg = '[configs.logonly]\nhost = "aws/ec2/r5.large"\n[[configs.logonly.pools]]\nrole = "log"\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n'
     fails(storlab, scenario(db_scenario(configs=cfg)), "s.toml", "configs.logonly.pools", 'role = "data" or "all"',

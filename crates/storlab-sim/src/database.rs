@@ -184,6 +184,7 @@ pub fn simulate_database(
                 period_s: period,
                 think_time_s: db.think_time_ms / 1e3,
                 usl: db.usl,
+                random_homes: db.random_homes,
             };
             let base = done_s;
             let r = run_db_with(dep, &db.profile, &params, &lats, &mut |t| progress(((base + t) / planned).min(1.0)));

@@ -17,7 +17,10 @@
 //! 3. commits: its WAL bytes join the log writer's next flush, a write on
 //!    the `log` pool (a durable write: write + cache flush where the device
 //!    has a volatile cache); one flush serves every commit waiting when it starts
-//!    (group commit), and commits arriving during a flush wait for the next;
+//!    (group commit), and commits arriving during a flush wait for the next.
+//!    A flush first takes the profile's `flush_cpu_us` on a vCPU, queueing
+//!    with the transactions (the system calls, the I/O's interrupts and
+//!    wake-ups run on the same vCPUs), so on a busy host it waits for one;
 //! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
 //!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool, and
 //!    releases its rows to the next user waiting for each.
@@ -68,6 +71,9 @@ pub struct DbParams {
     /// The USL's (α, β) in place of the profile's: a what-if for a server
     /// unlike the recording machine.
     pub usl: Option<(f64, f64)>,
+    /// Each user's home unit drawn at random (HammerDB), not round-robin
+    /// (storlab's driver).
+    pub random_homes: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -175,6 +181,10 @@ struct Event {
     who: u32,
 }
 const FLUSH: u32 = u32::MAX;
+/// The log writer's CPU for a flush is done: the write goes to the device.
+const FLUSH_CPU: u32 = u32::MAX - 1;
+/// The log writer in the vCPUs' queue.
+const FLUSHER: usize = usize::MAX;
 const BG: u32 = u32::MAX - 1 - BG_WRITES as u32;
 
 #[derive(Clone, Copy)]
@@ -255,6 +265,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // log's device has a volatile write cache, a write plus its flush.
     let log_lat = Latencies { read: lats[log].read.clone(), write: lats[log].flush.clone().unwrap_or_else(|| lats[log].write.clone()), hit: None, flush: None };
     let outside = profile.concurrency.outside_us.max(0.0) * 1e-6;
+    // A flush's own CPU, taken out of the writing transactions' CPU.
+    let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
+    let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
@@ -309,8 +322,17 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         })
         .collect();
     // Home units go round-robin, as storlab's TPC-C driver gives home
-    // warehouses: users 1..W each their own, user W+1 shares the first.
+    // warehouses (users 1..W each their own, user W+1 shares the first), or
+    // are drawn at random per user, as HammerDB draws them (two users may
+    // share one below W users). Their own stream, so that the draws do not
+    // move the rest of the run.
     let units = (p.scale.floor() as u64).max(1);
+    let homes: Vec<u64> = if p.random_homes {
+        let mut r = Rng::new(p.seed ^ 0x686f_6d65);
+        (0..n).map(|_| r.below(units)).collect()
+    } else {
+        (0..n as u64).map(|v| v % units).collect()
+    };
     let mut row_locks: RowLocks = HashMap::new();
     let mut wanted: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut held = vec![0usize; n];
@@ -325,6 +347,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // flush in progress serves (VU, WAL bytes).
     let mut waiting: Vec<(usize, f64)> = Vec::new();
     let mut flushing: Vec<usize> = Vec::new();
+    let mut flush_bytes = 0.0f64;
     let mut flush_busy = false;
     let (mut flushes, mut flushed_commits) = (0u64, 0u64);
     let mut backlog = 0.0f64;
@@ -374,6 +397,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             st.pacers.reset_stats(&ids);
         }
         sink.advance(Secs(t), &st.pacers);
+        let mut start_flush = false;
         if who == FLUSH {
             flushes += u64::from(in_window(t));
             if in_window(t) {
@@ -388,6 +412,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 push(&mut heap, t, v as u32);
             }
             flush_busy = false;
+        } else if who == FLUSH_CPU {
+            cpu_idle += 1;
+            start_flush = true;
         } else if who >= BG && who < BG + BG_WRITES as u32 {
             bg_free.push(who - BG);
         } else {
@@ -406,7 +433,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 vu.started = t;
                 vu.reads_left = draw_count(tp.page_accesses * miss, &mut rng);
                 vu.commits = draw_count(tp.commits, &mut rng);
-                let home = v as u64 % units;
+                let home = homes[v];
                 wanted[v].clear();
                 for &(kind, per) in &type_rows[vu.txn] {
                     let row = if per > 1 { rng.below(per) } else { 0 };
@@ -436,7 +463,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     usl_sum += usl;
                     usl_n += 1;
                 }
-                let demand = tp.cpu_us * 1e-6 * HOST_CPU_SPEED * usl;
+                let demand = (tp.cpu_us - flush_cpu_us * tp.commits).max(0.0) * 1e-6 * HOST_CPU_SPEED * usl;
                 cpu_demand[v] = demand;
                 cpu_queue.push_back((v, t, demand));
             } else if vu.cpu_pending {
@@ -503,6 +530,12 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         // starts, and where one is held waits for it off the vCPU.
         while cpu_idle > 0 {
             let Some((u, since, demand)) = cpu_queue.pop_front() else { break };
+            if u == FLUSHER {
+                cpu_idle -= 1;
+                cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
+                push(&mut heap, t + demand, FLUSH_CPU);
+                continue;
+            }
             if !acquire(&mut row_locks, &wanted[u], &mut held[u], u as u32) {
                 lock_since[u] = t;
                 continue;
@@ -516,12 +549,32 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
             push(&mut heap, t + demand, u as u32);
         }
-        // The log writer: one flush at a time, serving every commit waiting.
+        // The log writer: one flush at a time, serving every commit waiting;
+        // its CPU first (queued with the transactions), then its write.
         if !flush_busy && !waiting.is_empty() {
-            let bytes: f64 = waiting.iter().map(|w| w.1).sum::<f64>().max(512.0);
+            flush_bytes = waiting.iter().map(|w| w.1).sum::<f64>().max(512.0);
             flushing = waiting.drain(..).map(|w| w.0).collect();
+            flush_busy = true;
+            flush_started = t;
+            if flush_cpu > 0.0 {
+                cpu_queue.push_back((FLUSHER, t, flush_cpu));
+                while cpu_idle > 0 {
+                    let Some(&(u, _, demand)) = cpu_queue.front() else { break };
+                    if u != FLUSHER {
+                        break;
+                    }
+                    cpu_queue.pop_front();
+                    cpu_idle -= 1;
+                    cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
+                    push(&mut heap, t + demand, FLUSH_CPU);
+                }
+            } else {
+                start_flush = true;
+            }
+        }
+        if start_flush {
             let mut done = t;
-            let mut left = bytes;
+            let mut left = flush_bytes;
             while left > 0.0 {
                 let size = left.min(MAX_LOG_WRITE);
                 let class = (size.max(4096.0) as u64).next_power_of_two();
@@ -532,8 +585,6 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 done = done.max(d);
                 left -= size;
             }
-            flush_busy = true;
-            flush_started = t;
             push(&mut heap, done, FLUSH);
         }
         // The background writer.

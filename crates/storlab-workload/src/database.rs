@@ -4,8 +4,10 @@
 //! profile's unit, the virtual-user counts (`vus`, a list or `"auto"`:
 //! steps of √2 from 1, HammerDB's autopilot, until the tipping point is
 //! passed), `rampup_s`, `duration_s`, and optionally the memory left to the
-//! database's cache (`db_memory_gib`) and a mean think time between a
-//! user's transactions (`think_time_ms`).
+//! database's cache (`db_memory_gib`), a mean think time between a
+//! user's transactions (`think_time_ms`) and how users get their home
+//! warehouses (`home_warehouses`: `round-robin`, as storlab's driver, or
+//! `random`, as HammerDB).
 //!
 //! Shipped profiles are looked up in one place: the folder the caller
 //! passes (the Python package's `profiles/`), so a profile recorded with
@@ -16,7 +18,8 @@ use crate::WorkloadError;
 use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
-pub const FIELDS: &[&str] = &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta"];
+pub const FIELDS: &[&str] =
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -46,6 +49,9 @@ pub struct Database {
     pub think_time_ms: f64,
     /// The USL's α and β in place of the profile's (both or neither).
     pub usl: Option<(f64, f64)>,
+    /// Home warehouses (scale units) drawn at random per user, as HammerDB
+    /// does, rather than round-robin, as storlab's driver does.
+    pub random_homes: bool,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -233,7 +239,18 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         (Some(_), None) => return Err(err(file, &at("usl_beta"), format!("missing beside usl_alpha — give both (the profile has usl_beta = {})", profile.concurrency.beta))),
         (None, Some(_)) => return Err(err(file, &at("usl_alpha"), format!("missing beside usl_beta — give both (the profile has usl_alpha = {})", profile.concurrency.alpha))),
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, seed, period_s })
+    let random_homes = match db.get("home_warehouses") {
+        None => false,
+        Some(v) => match v.as_str() {
+            Some("round-robin") => false,
+            Some("random") => true,
+            _ => {
+                let got = v.as_str().map_or_else(|| v.to_string(), |s| format!("'{s}'"));
+                return Err(err(file, &at("home_warehouses"), format!("{got} — one of \"round-robin\" (storlab's driver) or \"random\" (HammerDB)")));
+            }
+        },
+    };
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, seed, period_s })
 }
 
 fn recorded_scale(p: &Profile) -> String {

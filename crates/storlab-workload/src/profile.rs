@@ -119,6 +119,15 @@ pub struct Usl {
     pub wal_sync_us: Vec<f64>,
     #[serde(default)]
     pub wal_syncs_per_txn: Vec<f64>,
+    /// The host CPU one WAL flush costs on the recording machine, µs: the
+    /// CPU per transaction at one user with synchronous_commit on less
+    /// with it off, over the WAL syncs per transaction (the write and
+    /// fdatasync system calls, the I/O's interrupts and kernel threads, the
+    /// wake-ups). It is in each writing type's `cpu_us`; the model takes it
+    /// out of the transaction and gives it to the log writer's flush. 0 in
+    /// older profiles.
+    #[serde(default)]
+    pub flush_cpu_us: f64,
 }
 
 fn fit_throughput() -> String {

@@ -443,18 +443,32 @@ def record_sweep_vus(vus: list[int]) -> list[int]:
     return out
 
 
-def outside_run(managed: Any, run_once: Callable[[], dict[str, Any]]) -> float | None:
-    """The time per transaction outside the server at one user, µs: one
-    more run with synchronous_commit off (no flush to wait for; the sweep's
-    shared_buffers, data read in), 1 / X(1) − its CPU per transaction. The
-    client's round trip, its own CPU, wake-ups."""
+def outside_run(managed: Any, run_once: Callable[[], dict[str, Any]]) -> tuple[float, float] | None:
+    """One more run at one user with synchronous_commit off (no flush to
+    wait for; the sweep's shared_buffers, data read in): the time per
+    transaction outside the server, 1 / X(1) − its CPU per transaction (the
+    client's round trip, its own CPU, wake-ups), and that CPU per
+    transaction, both µs."""
     before_sweep(managed, synchronous_commit="off")
     run = run_once()
     n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
     c = cpu_per_txn(run)
     if n <= 0 or c <= 0 or not run.get("duration_s"):
         return None
-    return max(0.0, run["duration_s"] / n * 1e6 - c)
+    return max(0.0, run["duration_s"] / n * 1e6 - c), c
+
+
+def flush_cpu(concurrency: dict[str, Any], cpu_sync_off: float) -> float:
+    """The CPU of one WAL flush, µs: the CPU per transaction at one user
+    with synchronous_commit on (the sweep) less with it off, over the WAL
+    syncs per transaction at one user; 0 where either is missing."""
+    vus = concurrency.get("vus") or []
+    syncs = concurrency.get("wal_syncs_per_txn") or []
+    if 1 not in vus or len(syncs) != len(vus):
+        return 0.0
+    i = vus.index(1)
+    on, k = concurrency["cpu_us_per_txn"][i], syncs[i]
+    return max(0.0, on - cpu_sync_off) / k if on > 0 and k > 0 else 0.0
 
 
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
@@ -543,7 +557,9 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     prof = build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,
                  mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run, read_only=read_only_types(wspec))
     if outside is not None:
-        prof["concurrency"]["outside_us"] = outside
+        prof["concurrency"]["outside_us"] = outside[0]
+        prof["concurrency"]["cpu_us_sync_off"] = outside[1]
+        prof["concurrency"]["flush_cpu_us"] = flush_cpu(prof["concurrency"], outside[1])
     if insert:
         for t in prof["transaction"]:
             t["rows_per_txn"] = float(commit_every)
