@@ -128,7 +128,7 @@ def calibrate(out: Path, db_dir: Path) -> Path:
     database's file system) and this machine as a host; reused if present."""
     overlay = out / "calibrated-overlay.toml"
     if overlay.exists():
-        print(f"calibration: reusing {overlay.relative_to(ROOT)}")
+        print(f"calibration: reusing {overlay.relative_to(ROOT) if overlay.is_relative_to(ROOT) else overlay}")
         return overlay
     db_dir.mkdir(parents=True, exist_ok=True)
     print(f"calibration: storlab bench disk --path {db_dir} --calibrate-out ... (a few minutes)", flush=True)
@@ -156,7 +156,7 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
     return run_json(cmd, env=env)
 
 
-RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8", "--rampup", "3", "--duration", "20"]
+RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--repeat", "3", "--rampup", "3", "--duration", "20"]
 
 
 def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
@@ -164,7 +164,7 @@ def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
     command), into OUT/NAME.toml; its run record beside it."""
     path = out / f"{name}.toml"
     d = args.dir / name
-    print(f"recording {path.name}: storlab bench db ... --profile-out (about 4 minutes)", flush=True)
+    print(f"recording {path.name}: storlab bench db ... --profile-out (about 9 minutes)", flush=True)
     t0 = time.time()
     rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
                     *RECORD_ARGS, "--profile-out", str(path), "--json"])

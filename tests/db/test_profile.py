@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from storlab.db import profile as dbprofile
 from storlab.db.managed import find_pg_bin
 from storlab.errors import DatabaseError
 
@@ -97,3 +98,25 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     assert all(x <= c["wal_syncs_per_txn"][0] * 1.2 for x in c["wal_syncs_per_txn"][1:])
     assert "--profile-out" in p["provenance"]["command"]
     assert not (where / "pg").exists()
+    # The penalty: one multiplier per count, within the bisection's bounds,
+    # with which the model on the recording machine (its vCPUs, the durable
+    # write timed where the cluster ran) gives back the recorded throughput:
+    # run the written profile there again and compare, count by count.
+    assert len(c["penalty"]) == 3 and all(0.25 <= m <= 8 for m in c["penalty"]), c["penalty"]
+    assert "vCPUs" in c["penalty_method"]
+    med, p99 = c["penalty_durable_write_us"]
+    assert 0 < med <= p99
+    overlay = where / "recording.toml"
+    overlay.write_text(dbprofile.recording_overlay({"flush_median_us": med, "flush_p99_us": p99, "writes": 1},
+                                                   dbprofile.machine()))
+    for n, x, m in zip(c["vus"], c["throughput"], c["penalty"]):
+        if m in (0.25, 8.0):
+            continue
+        scen = where / f"s{n}.toml"
+        scen.write_text(f'title = "t"\n[workload.database]\nprofile = "{out}"\nscale = {p["provenance"]["scale"]}\n'
+                        f"vus = [{n}]\nrampup_s = 3\nduration_s = 20\n[configs.r]\nhost = \"{dbprofile.RECORDING_HOST}\"\n"
+                        f'[[configs.r.pools]]\nrole = "all"\ndevice = "{dbprofile.RECORDING_DISK}"\n')
+        s = storlab("simulate", str(scen), "--catalog", str(overlay), "--json")
+        assert s.returncode == 0, s.stderr
+        got = json.loads(s.stdout)["results"][0]["tpm"] / 60.0
+        assert got == pytest.approx(x, rel=0.02), (n, got, x)

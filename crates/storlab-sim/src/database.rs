@@ -141,6 +141,15 @@ pub fn simulate_database(
     let mut assumptions = Vec::new();
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut done_s = 0.0;
+    let c = &db.profile.concurrency;
+    if db.usl.is_none() && !c.penalty.is_empty() {
+        let cpus = db.profile.provenance.get("machine").and_then(|m| m.get("cpus")).and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float())).map(|n| format!(" ({n} vCPUs)")).unwrap_or_default();
+        let pts: Vec<String> = c.vus.iter().zip(&c.penalty).map(|(n, m)| format!("×{m:.2} at {n}")).collect();
+        assumptions.push(format!(
+            "concurrency penalty as recorded on the profile's machine{cpus}: CPU per transaction {} users, held past the last count; it carries that machine's scheduler and lock hand-overs to every host",
+            pts.join(", ")
+        ));
+    }
 
     'configs: for (ci, dep) in deps.iter().enumerate() {
         unverified.extend(dep.host.unverified.iter().cloned());
@@ -233,7 +242,14 @@ pub fn simulate_database(
         ("duration_s", serde_json::json!(db.duration_s)),
         ("db_memory_gib", serde_json::json!(db.db_memory_gib)),
         ("think_time_ms", serde_json::json!(db.think_time_ms)),
-        ("usl", serde_json::json!(db.usl.map(|(a, b)| serde_json::json!({"alpha": a, "beta": b, "source": "scenario"})).unwrap_or_else(|| serde_json::json!({"alpha": db.profile.concurrency.alpha, "beta": db.profile.concurrency.beta, "source": "profile"})))),
+        ("usl", serde_json::json!(db.usl.map(|(a, b)| serde_json::json!({"alpha": a, "beta": b, "source": "scenario"})).unwrap_or_else(|| {
+            let c = &db.profile.concurrency;
+            if c.penalty.is_empty() {
+                serde_json::json!({"alpha": c.alpha, "beta": c.beta, "source": "profile"})
+            } else {
+                serde_json::json!({"vus": c.vus, "penalty": c.penalty, "source": "profile"})
+            }
+        }))),
         ("metric", serde_json::json!(metric)),
         ("assumptions", serde_json::json!(assumptions)),
     ] {

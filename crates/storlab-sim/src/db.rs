@@ -18,9 +18,12 @@
 //!    the `log` pool (a durable write: write + cache flush where the device
 //!    has a volatile cache); one flush serves every commit waiting when it starts
 //!    (group commit), and commits arriving during a flush wait for the next.
-//!    A flush first takes the profile's `flush_cpu_us` on a vCPU, queueing
-//!    with the transactions (the system calls, the I/O's interrupts and
-//!    wake-ups run on the same vCPUs), so on a busy host it waits for one;
+//!    When the write is durable the log writer, woken by the device, takes
+//!    the profile's `flush_cpu_us` on a vCPU before the commits return,
+//!    queueing with the transactions (the system call's return, the lock's
+//!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
+//!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
+//!    its `fdatasync` (docs/dbmodel.md);
 //! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
 //!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool, and
 //!    releases its rows to the next user waiting for each.
@@ -280,8 +283,12 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let n = p.vus.max(1) as usize;
     // The USL's N is the concurrency: the users inside a transaction, not
     // thinking (a closed network's delay station is outside the system).
-    let (alpha, beta) = p.usl.unwrap_or((profile.concurrency.alpha, profile.concurrency.beta));
-    let usl_at = |a: f64| 1.0 + alpha * (a - 1.0).max(0.0) + beta * a * (a - 1.0).max(0.0);
+    // A scenario's α and β override the profile's penalty; otherwise the
+    // profile's recorded penalty (or its USL where it has none).
+    let usl_at = |a: f64| match p.usl {
+        Some((alpha, beta)) => 1.0 + alpha * (a - 1.0).max(0.0) + beta * a * (a - 1.0).max(0.0),
+        None => profile.penalty_factor(a),
+    };
     let mut active = n;
     let mut thinking = vec![false; n];
     let (mut usl_sum, mut usl_n) = (0.0f64, 0u64);
@@ -347,7 +354,6 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // flush in progress serves (VU, WAL bytes).
     let mut waiting: Vec<(usize, f64)> = Vec::new();
     let mut flushing: Vec<usize> = Vec::new();
-    let mut flush_bytes = 0.0f64;
     let mut flush_busy = false;
     let (mut flushes, mut flushed_commits) = (0u64, 0u64);
     let mut backlog = 0.0f64;
@@ -397,24 +403,18 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             st.pacers.reset_stats(&ids);
         }
         sink.advance(Secs(t), &st.pacers);
-        let mut start_flush = false;
+        // A flush's write done: with a flush CPU, the log writer, woken by
+        // the device, queues for a vCPU before the commits it carries return.
+        let mut flush_done = false;
         if who == FLUSH {
-            flushes += u64::from(in_window(t));
-            if in_window(t) {
-                flush_time += t - flush_started;
+            if flush_cpu > 0.0 {
+                cpu_queue.push_back((FLUSHER, t, flush_cpu));
+            } else {
+                flush_done = true;
             }
-            for v in std::mem::take(&mut flushing) {
-                flushed_commits += u64::from(in_window(t));
-                if in_window(t) {
-                    t_commit += t - commit_start[v];
-                }
-                vus[v].commits -= 1;
-                push(&mut heap, t, v as u32);
-            }
-            flush_busy = false;
         } else if who == FLUSH_CPU {
             cpu_idle += 1;
-            start_flush = true;
+            flush_done = true;
         } else if who >= BG && who < BG + BG_WRITES as u32 {
             bg_free.push(who - BG);
         } else {
@@ -526,6 +526,21 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 held[v] = 0;
             }
         }
+        if flush_done {
+            flushes += u64::from(in_window(t));
+            if in_window(t) {
+                flush_time += t - flush_started;
+            }
+            for v in std::mem::take(&mut flushing) {
+                flushed_commits += u64::from(in_window(t));
+                if in_window(t) {
+                    t_commit += t - commit_start[v];
+                }
+                vus[v].commits -= 1;
+                push(&mut heap, t, v as u32);
+            }
+            flush_busy = false;
+        }
         // The vCPUs, first come first served; a user takes its hot rows as it
         // starts, and where one is held waits for it off the vCPU.
         while cpu_idle > 0 {
@@ -549,30 +564,13 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
             push(&mut heap, t + demand, u as u32);
         }
-        // The log writer: one flush at a time, serving every commit waiting;
-        // its CPU first (queued with the transactions), then its write.
+        // The log writer: one flush at a time, serving every commit waiting:
+        // its write now, its CPU when the device wakes it (above).
         if !flush_busy && !waiting.is_empty() {
-            flush_bytes = waiting.iter().map(|w| w.1).sum::<f64>().max(512.0);
+            let flush_bytes = waiting.iter().map(|w| w.1).sum::<f64>().max(512.0);
             flushing = waiting.drain(..).map(|w| w.0).collect();
             flush_busy = true;
             flush_started = t;
-            if flush_cpu > 0.0 {
-                cpu_queue.push_back((FLUSHER, t, flush_cpu));
-                while cpu_idle > 0 {
-                    let Some(&(u, _, demand)) = cpu_queue.front() else { break };
-                    if u != FLUSHER {
-                        break;
-                    }
-                    cpu_queue.pop_front();
-                    cpu_idle -= 1;
-                    cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
-                    push(&mut heap, t + demand, FLUSH_CPU);
-                }
-            } else {
-                start_flush = true;
-            }
-        }
-        if start_flush {
             let mut done = t;
             let mut left = flush_bytes;
             while left > 0.0 {

@@ -350,9 +350,10 @@ fn random_home_warehouses_share_some_where_round_robin_shares_none() {
 // A flush's own CPU moves out of the transaction into the log writer. One
 // user, 1 ms of CPU of which 0.2 ms is the flush's, a 4 ms flush: still
 // 0.8 + 0.2 + 4 = 5 ms a transaction, 12,000 a minute, as with all of it
-// in the transaction. With 8 users on 2 vCPUs the flush's CPU queues behind
-// the transactions' (0.9 ms each, first come first served): a flush takes
-// its 0.1 ms of CPU and a wait for a vCPU longer than the device's time
+// in the transaction. With 8 users on 2 vCPUs the flush's CPU, taken when
+// the device wakes the log writer, queues behind the transactions' (0.9 ms
+// each, first come first served): a flush takes the device's time, then a
+// wait for a vCPU and its 0.1 ms of CPU — longer than the device's time
 // alone (which the gp3's 3,000 IOPS stretch past 0.1 ms here) — more
 // than 0.3 ms beyond it.
 #[test]
@@ -369,4 +370,27 @@ fn a_flush_takes_its_cpu_on_the_vcpus_the_transactions_use() {
     p.concurrency.flush_cpu_us = 0.0;
     let none = run_db(&small, &p, &params(8), &[constant(0.1)]);
     assert!(busy.cpu_utilization > 0.95 && busy.flush_s > none.flush_s + 0.0003, "{} CPU, {} s a flush", busy.cpu_utilization, busy.flush_s);
+}
+
+// A recorded penalty table (vus [1, 4], penalty [1, 2]) in place of the
+// USL, on 2 vCPUs with 1 ms of CPU a transaction and no I/O: at 4 users
+// each transaction takes 2 ms, X = 2 / 2 ms = 1,000/s = 60,000 TPM; at 2
+// users the factor is 1 + ln 2 / ln 4 = 1.5 (linear in ln N), one user a
+// vCPU, X = 2 / 1.5 ms = 1,333.3/s = 80,000 TPM; at 8 users, past the last
+// count, it holds at 2: 60,000 TPM again. A scenario's (α, β) replaces it.
+#[test]
+fn a_recorded_penalty_multiplies_cpu_by_users_in_ln_n_and_holds_past_its_last_count() {
+    let cat = common::catalog();
+    let dep = config("[configs.a]\nhost = \"aws/ec2/r5.large\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
+    let mut p = profile_with(1000.0, 0.0, 0.0, 0.0, 0.5, 0.0);
+    p.concurrency.vus = vec![1.0, 4.0];
+    p.concurrency.penalty = vec![1.0, 2.0];
+    assert!((p.penalty_factor(2.0) - 1.5).abs() < 1e-12);
+    for (vus, tpm) in [(2, 80_000.0), (4, 60_000.0), (8, 60_000.0)] {
+        let r = simulate_db(&cat, &dep, &p, &params(vus)).unwrap();
+        assert!((r.tpm / tpm - 1.0).abs() < 0.01, "{vus} users: {} TPM, expected {tpm}", r.tpm);
+    }
+    let mut o = params(8);
+    o.usl = Some((0.0, 0.0));
+    assert!((simulate_db(&cat, &dep, &p, &o).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
 }

@@ -128,6 +128,20 @@ pub struct Usl {
     /// older profiles.
     #[serde(default)]
     pub flush_cpu_us: f64,
+    /// The CPU-demand multiplier at each of `vus` with which the model, run
+    /// on the recording machine (its vCPUs, its disk's durable write, the
+    /// recorded scale), reproduces the recorded throughput there: what the
+    /// recording machine lost at each count beyond what the model's own
+    /// queues, locks and flushes explain (the CPU per transaction growing,
+    /// a vCPU idle while a woken backend waits for the other). Where it is
+    /// given it replaces α and β: the model interpolates it in ln N between
+    /// the recorded counts and holds the last value past them. Empty in
+    /// older profiles.
+    #[serde(default)]
+    pub penalty: Vec<f64>,
+    /// How `penalty` was found (the recorder's words).
+    #[serde(default)]
+    pub penalty_method: String,
 }
 
 fn fit_throughput() -> String {
@@ -198,6 +212,18 @@ impl Profile {
         if m.miss_ratio.iter().any(|r| !(0.0..=1.0).contains(r)) {
             return Err(field("mrc.miss_ratio", "values must lie in [0, 1]".into()));
         }
+        let c = &p.concurrency;
+        if !c.penalty.is_empty() {
+            if c.penalty.len() != c.vus.len() {
+                return Err(field("concurrency.penalty", format!("{} values for {} counts in concurrency.vus — one per count", c.penalty.len(), c.vus.len())));
+            }
+            if c.vus.iter().any(|&n| !(n >= 1.0)) || c.vus.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(field("concurrency.vus", "counts must be at least 1 and ascend where concurrency.penalty is given".into()));
+            }
+            if let Some(x) = c.penalty.iter().find(|&&x| !(x.is_finite() && x > 0.0)) {
+                return Err(field("concurrency.penalty", format!("{x} — each multiplier must be above 0 (1 = no penalty)")));
+            }
+        }
         let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
         for t in &p.transactions {
             for l in &t.row_locks {
@@ -227,6 +253,26 @@ impl Profile {
     pub fn usl_factor(&self, n: f64) -> f64 {
         let (a, b) = (self.concurrency.alpha, self.concurrency.beta);
         1.0 + a * (n - 1.0).max(0.0) + b * n * (n - 1.0).max(0.0)
+    }
+
+    /// The CPU-demand factor at `n` concurrent users: the recorded
+    /// `penalty`, linear in ln N between its counts, its first value below
+    /// them and its last above; the USL factor where there is none.
+    pub fn penalty_factor(&self, n: f64) -> f64 {
+        let (xs, ys) = (&self.concurrency.vus, &self.concurrency.penalty);
+        if ys.is_empty() || ys.len() != xs.len() {
+            return self.usl_factor(n);
+        }
+        if n <= xs[0] {
+            return ys[0];
+        }
+        for i in 1..xs.len() {
+            if n <= xs[i] {
+                let w = (n.ln() - xs[i - 1].ln()) / (xs[i].ln() - xs[i - 1].ln());
+                return ys[i - 1] + w * (ys[i] - ys[i - 1]);
+            }
+        }
+        ys[ys.len() - 1]
     }
 }
 
@@ -277,6 +323,22 @@ beta = 0.0005
         assert!(e.starts_with("p.toml: schema_version 2 is not supported") && !e.contains('\n'), "{e}");
         let e = Profile::from_toml("p.toml", &EXAMPLE.replace("share = 1.0", "share = 0.5")).unwrap_err().to_string();
         assert!(e.contains("transaction.share"), "{e}");
+    }
+
+    #[test]
+    fn a_penalty_needs_one_value_per_count_each_above_zero() {
+        let base = EXAMPLE.replace("alpha = 0.02", "alpha = 0.02\nvus = [1, 2, 4]");
+        let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 1.2, 1.6]")).unwrap();
+        // ln-linear between counts: at 3 users 1.2 + 0.4 × ln(3/2) / ln 2 = 1.43398.
+        assert!((p.penalty_factor(3.0) - (1.2 + 0.4 * (1.5f64).ln() / 2f64.ln())).abs() < 1e-12);
+        assert_eq!(p.penalty_factor(0.5), 1.0);
+        assert_eq!(p.penalty_factor(64.0), 1.6);
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 1.2]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.penalty: 2 values for 3 counts in concurrency.vus — one per count");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 0.0, 1.6]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.penalty: 0 — each multiplier must be above 0 (1 = no penalty)");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 4, 2]\npenalty = [1.0, 1.2, 1.6]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.penalty is given");
     }
 
     #[test]
