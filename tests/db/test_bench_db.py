@@ -272,7 +272,9 @@ def test_managed_postgres_through_the_cli_leaves_nothing(storlab, where):
     # is pg_stat_wal's total sync time (ms) over its sync count, in µs.
     io = rec["results"][0]["io_profile"]
     t = io["totals"]
-    assert t["wal_sync"] >= 4 and t["wal_sync_time"] > 0  # 2 VUs × 2 commits of 10 rows, each synced
+    # 2 VUs × 2 commits of 10 rows: 4 commits, and one sync serves at most
+    # one commit of each user in flight (group commit), so at least 2 syncs.
+    assert t["wal_sync"] >= 2 and t["wal_sync_time"] > 0
     assert io["wal_sync_us"] == pytest.approx(t["wal_sync_time"] * 1000 / t["wal_sync"])
     assert not d.exists()
     out = subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
