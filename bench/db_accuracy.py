@@ -33,7 +33,12 @@ and an Azure P30 with host cache None — at two VU counts, each `--repeat`ed
 configs do not alternate), beside `storlab simulate` on the same scenario
 and config; ±20 %. The emulator models the instance's page cache (`--ram` =
 the host's memory, through STORLAB_EMULATE_OPTIONS), as the model's cache
-does.
+does. Beside the table, what each emulated volume wrote for the data pages
+(its write operations less PostgreSQL's WAL syncs, per transaction, and
+their size) against the model's data writes per transaction. Windows of a
+minute or more (--rampup 30 --duration 60) put every run in the write-back's
+steady state; 12 s windows after a 3 s ramp-up do not (the pages of the runs
+before land in some windows and not in others).
 
 Beside the predictions, the model on the profile's own recorded points.
 
@@ -486,9 +491,66 @@ def emulated(args: argparse.Namespace, out: Path) -> dict:
     lines.append("")
     for r in rows:
         lines.append(f"- {r['point']}: {r['binding']}")
+    lines.append("")
+    wb = writeback_table(out, configs, next(iter(pred.values()))["record"])
+    lines += wb["table"]
     print("\n".join(lines))
     return {"warehouses": args.emu_warehouses, "points": [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding")} for r in rows],
-            "table": lines}
+            "writeback": wb["rows"], "table": lines}
+
+
+def writeback_table(out: Path, configs: list[str], predicted: dict | None = None) -> dict:
+    """What the emulated volume wrote while the runs ran, beside the WAL
+    syncs PostgreSQL counted: the volume's write operations a second
+    (its VolumeWriteOps series, the whole periods from the first run's start
+    to the last run's end, counted back from the series' end, ramp-ups
+    included) less the WAL syncs a second (pg_stat_wal over the measured
+    windows) leave the data pages' write-back, per transaction and in bytes
+    per operation — against the profile's dirtied pages per transaction,
+    and the volume's writes per transaction beside the model's (its `all`
+    pool's write IOPS over its transactions, WAL and data, the mean over the
+    VU counts)."""
+    model: dict[str, list[float]] = {}
+    for r in (predicted or {}).get("results", []):
+        pool = (r.get("pools") or {}).get("all") or {}
+        if r.get("tpm"):
+            model.setdefault(r["config"], []).append(pool.get("write_iops", 0.0) / (r["tpm"] / 60.0))
+    lines = ["| config | volume writes/s | WAL syncs/s | transactions/s | data write-back ops per transaction | bytes per data write-back op | volume writes per transaction | model's |",
+             "|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for cfg in configs:
+        f = out / f"emulated-{cfg}.json"
+        if not f.exists():
+            continue
+        rec = json.loads(f.read_text())
+        runs = rec["runs"]
+        first = min(r["started_unix_s"] for r in runs)
+        last = max(r["started_unix_s"] + r["rampup_s"] + r["duration_s"] for r in runs)
+        series = {s["metric"]: s for s in rec["series"] if s["resource"].startswith("pool")}
+        ops, byts = series.get("VolumeWriteOps"), series.get("VolumeWriteBytes")
+        if not ops or not byts:
+            continue
+        period = float(ops["period_s"])
+        k = max(1, int((last - first) // period) - 1)
+        ops_s = sum(ops["values"][-k - 1:-1]) / (k * period)
+        bytes_s = sum(byts["values"][-k - 1:-1]) / (k * period)
+        window = sum(r["duration_s"] for r in runs)
+        tot = [r["io_profile"]["totals"] for r in runs]
+        wal_s = sum(t["wal_sync"] for t in tot) / window
+        wal_bytes_s = sum(t["wal_bytes"] for t in tot) / window
+        tps = sum(r["io_profile"]["transactions"] for r in runs) / window
+        data_ops = max(ops_s - wal_s, 0.0)
+        row = {"config": cfg, "volume_write_ops_s": ops_s, "wal_syncs_s": wal_s, "tps": tps,
+               "data_ops_per_txn": data_ops / tps if tps else None,
+               "bytes_per_data_op": (bytes_s - wal_bytes_s) / data_ops if data_ops > 1 else None,
+               "volume_writes_per_txn": ops_s / tps if tps else None,
+               "model_writes_per_txn": statistics.mean(model[cfg]) if model.get(cfg) else None}
+        rows.append(row)
+        size = f"{row['bytes_per_data_op'] / 1024:,.0f} KiB" if row["bytes_per_data_op"] else "–"
+        mw = f"{row['model_writes_per_txn']:.2f}" if row["model_writes_per_txn"] is not None else "–"
+        lines.append(f"| {cfg} | {ops_s:,.0f} | {wal_s:,.0f} | {tps:,.0f} | {row['data_ops_per_txn']:.2f} | {size} | "
+                     f"{row['volume_writes_per_txn']:.2f} | {mw} |")
+    return {"rows": rows, "table": lines}
 
 
 def main() -> None:

@@ -10,7 +10,7 @@
 //! `log`, else `all`, else the data pool (said under `warnings`). The
 //! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
 
-use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE};
+use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S, WRITEBACK_WINDOW_S};
 use crate::SimError;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -142,6 +142,23 @@ pub fn simulate_database(
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut done_s = 0.0;
     let c = &db.profile.concurrency;
+    if db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0) {
+        assumptions.push(match &db.profile.writeback {
+            Some(w) => format!(
+                "data writes from the profile's write-back curve, read at the transactions per {} of the last {:.0} s (a page dirtied twice written once, neighbours merged into writes of up to {:.0} KiB)",
+                db.profile.scale_unit,
+                WRITEBACK_WINDOW_S,
+                w.max_write_bytes / 1024.0
+            ),
+            None => "one 8 KiB data write per dirtied page (the profile has no write-back curve)".to_string(),
+        });
+    }
+    if let Some(delay) = db.writeback_delay_s.filter(|&d| d > 0.0) {
+        if db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0) {
+            let window = if delay > db.rampup_s { format!("; the window's first {:.0} s write none", (delay - db.rampup_s).min(db.duration_s)) } else { String::new() };
+            assumptions.push(format!("writeback_delay_s: dirtied data pages are written on the data pool once they are {delay:.0} s old, as on a freshly started server{window}"));
+        }
+    }
     if db.usl.is_none() && !c.penalty.is_empty() {
         let cpus = db.profile.provenance.get("machine").and_then(|m| m.get("cpus")).and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float())).map(|n| format!(" ({n} vCPUs)")).unwrap_or_default();
         let pts: Vec<String> = c.vus.iter().zip(&c.penalty).map(|(n, m)| format!("×{m:.2} at {n}")).collect();
@@ -194,6 +211,7 @@ pub fn simulate_database(
                 think_time_s: db.think_time_ms / 1e3,
                 usl: db.usl,
                 random_homes: db.random_homes,
+                writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
             };
             let base = done_s;
             let r = run_db_with(dep, &db.profile, &params, &lats, &mut |t| progress(((base + t) / planned).min(1.0)));
@@ -242,6 +260,7 @@ pub fn simulate_database(
         ("duration_s", serde_json::json!(db.duration_s)),
         ("db_memory_gib", serde_json::json!(db.db_memory_gib)),
         ("think_time_ms", serde_json::json!(db.think_time_ms)),
+        ("writeback_delay_s", serde_json::json!(db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S))),
         ("usl", serde_json::json!(db.usl.map(|(a, b)| serde_json::json!({"alpha": a, "beta": b, "source": "scenario"})).unwrap_or_else(|| {
             let c = &db.profile.concurrency;
             if c.penalty.is_empty() {

@@ -24,9 +24,15 @@
 //!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
 //!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
 //!    its `fdatasync` (docs/dbmodel.md);
-//! 4. leaves `pages_dirtied` pages for the background writer, which keeps up
-//!    to `BG_WRITES` 8 KiB random writes in flight on the `data` pool, and
-//!    releases its rows to the next user waiting for each.
+//! 4. leaves its data writes to the background writer: one 8 KiB write per
+//!    page it dirtied or, where the profile has a write-back curve, its
+//!    share of the merged writes that the pages dirtied by the last 30 s of
+//!    transactions make (a page dirtied twice written once, neighbours in
+//!    one write); the writer takes them once they are `writeback_delay_s`
+//!    old (0 by default, a sweep's steady state; 30 s for a freshly started
+//!    server) and keeps up to `BG_WRITES` random writes in flight on the
+//!    `data` pool; and it releases its rows to the next user waiting for
+//!    each.
 //! Every I/O goes through the same pacers (caps and buckets), cost tables
 //! and latency draws as I/O jobs, so the CloudWatch-style series come out
 //! the same way. `all` pools take every role; a config without a `log`
@@ -55,6 +61,25 @@ pub const DB_MEMORY_SHARE: f64 = 0.75;
 pub const HOST_CPU_SPEED: f64 = 1.0;
 const PAGE: f64 = 8192.0;
 const MAX_LOG_WRITE: f64 = 1048576.0;
+/// How long a dirty data page stays in memory before it is written, when a
+/// scenario does not say: 0, a sweep's steady state. A VU count of a sweep
+/// runs right after the one before it (HammerDB's autopilot, `bench db`),
+/// so the write-back of the pages dirtied before its window is already
+/// running at the rate they are dirtied. A freshly started or checkpointed
+/// server writes none for its first 30 s: Linux writes back a dirty page
+/// once it is 30 s old (`vm.dirty_expire_centisecs` = 3000,
+/// Documentation/admin-guide/sysctl/vm.rst), which `writeback_delay_s = 30`
+/// models.
+pub const WRITEBACK_DELAY_S: f64 = 0.0;
+/// The kernel writes back a dirty page once it is 30 s old
+/// (`vm.dirty_expire_centisecs` = 3000): the pages dirtied within 30 s share
+/// a write-back, where a page dirtied twice is written once and neighbours
+/// merge. A profile's write-back curve is read at the transactions per
+/// scale unit of the last 30 s.
+pub const WRITEBACK_WINDOW_S: f64 = 30.0;
+/// Pages dirtied within this much of each other become due together (one
+/// entry of the write-back queue, one wake-up).
+const WRITEBACK_GRAIN_S: f64 = 0.01;
 
 /// One run of the database model.
 #[derive(Debug, Clone)]
@@ -77,6 +102,9 @@ pub struct DbParams {
     /// Each user's home unit drawn at random (HammerDB), not round-robin
     /// (storlab's driver).
     pub random_homes: bool,
+    /// Age at which a dirtied data page is written on the data pool, s
+    /// (`WRITEBACK_DELAY_S` by default: 0, written as it is dirtied).
+    pub writeback_delay_s: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -189,6 +217,8 @@ const FLUSH_CPU: u32 = u32::MAX - 1;
 /// The log writer in the vCPUs' queue.
 const FLUSHER: usize = usize::MAX;
 const BG: u32 = u32::MAX - 1 - BG_WRITES as u32;
+/// Dirtied pages come of age: the background writer takes them.
+const WRITEBACK: u32 = BG - 1;
 
 #[derive(Clone, Copy)]
 struct Vu {
@@ -272,7 +302,15 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
     let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
-    let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
+    // Background writes by their size in pages (a profile's write-back
+    // curve merges neighbouring pages into one write).
+    let mut bg_paths: HashMap<u32, Path> = HashMap::new();
+    let page_bytes = profile.data.page_bytes.max(512.0);
+    let max_pages = profile.writeback.as_ref().map_or(1.0, |w| (w.max_write_bytes / page_bytes).floor().max(1.0));
+    // Transactions done in the last write-back window, in grains (start, count).
+    let mut recent: VecDeque<(f64, f64)> = VecDeque::new();
+    let mut recent_n = 0.0f64;
+    let mut wb_pages = 1.0f64;
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
     let mut rng = Rng::new(p.seed);
 
@@ -357,6 +395,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut flush_busy = false;
     let (mut flushes, mut flushed_commits) = (0u64, 0u64);
     let mut backlog = 0.0f64;
+    // Data writes not yet of age: (when they are due, writes), in order.
+    let mut dirty: VecDeque<(f64, f64)> = VecDeque::new();
+    let delay = p.writeback_delay_s.max(0.0);
     let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
     let mut window_open = false;
     // Where the time went (in the window), and the log's flush times.
@@ -417,6 +458,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             flush_done = true;
         } else if who >= BG && who < BG + BG_WRITES as u32 {
             bg_free.push(who - BG);
+        } else if who == WRITEBACK {
+            // Dirtied pages come of age: taken below.
         } else {
             let v = who as usize;
             let vu = &mut vus[v];
@@ -492,7 +535,42 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     txn_periods.resize(k + 1, 0.0);
                 }
                 txn_periods[k] += 1.0;
-                backlog += tp.pages_dirtied;
+                // Its data writes: one 8 KiB write per dirtied page, or with
+                // a write-back curve, its share of the writes that the last
+                // window's transactions per scale unit make.
+                let writes = match &profile.writeback {
+                    None => tp.pages_dirtied,
+                    Some(wb) => {
+                        match recent.back_mut() {
+                            Some(b) if t - b.0 < WRITEBACK_GRAIN_S => b.1 += 1.0,
+                            _ => recent.push_back((t, 1.0)),
+                        }
+                        recent_n += 1.0;
+                        while let Some(&(t0, c)) = recent.front() {
+                            if t0 >= t - WRITEBACK_WINDOW_S {
+                                break;
+                            }
+                            recent_n -= c;
+                            recent.pop_front();
+                        }
+                        let rate = recent_n / t.min(WRITEBACK_WINDOW_S).max(1.0);
+                        let (w, pages) = wb.at(rate * WRITEBACK_WINDOW_S / p.scale.max(1e-9));
+                        wb_pages = pages.round().clamp(1.0, max_pages);
+                        w
+                    }
+                };
+                if writes > 0.0 {
+                    let due = t + delay;
+                    match dirty.back_mut() {
+                        Some(b) if due - b.0 < WRITEBACK_GRAIN_S => b.1 += writes,
+                        _ => {
+                            if dirty.is_empty() && delay > 0.0 {
+                                push(&mut heap, due, WRITEBACK);
+                            }
+                            dirty.push_back((due, writes));
+                        }
+                    }
+                }
                 vu.reads_left = u32::MAX;
                 // Think time: negative exponential with the given mean.
                 let think = if p.think_time_s > 0.0 { -p.think_time_s * (1.0 - rng.f64()).ln() } else { 0.0 };
@@ -585,13 +663,28 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             }
             push(&mut heap, done, FLUSH);
         }
-        // The background writer.
+        // The background writer: the pages of age, then the next wake-up.
+        while let Some(&(due, pages)) = dirty.front() {
+            if due > t {
+                break;
+            }
+            backlog += pages;
+            dirty.pop_front();
+            if let Some(&(next, _)) = dirty.front() {
+                if next > t {
+                    push(&mut heap, next, WRITEBACK);
+                }
+            }
+        }
         while backlog >= 1.0 {
             let Some(slot) = bg_free.pop() else { break };
             backlog -= 1.0;
+            let pages = wb_pages as u32;
+            let size = f64::from(pages) * page_bytes;
+            let bg = bg_paths.entry(pages).or_insert_with(|| Path::new(&mut st, dep, data, size, false, &mut labels));
             let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
-            sink.complete(data, false, PAGE, done - t);
-            count_io(&mut pool_ios, data, false, PAGE, done);
+            sink.complete(data, false, size, done - t);
+            count_io(&mut pool_ios, data, false, size, done);
             push(&mut heap, done, BG + slot);
         }
     }

@@ -72,7 +72,7 @@ fn config(text: &str) -> Deployment {
 }
 
 fn params(vus: u32) -> DbParams {
-    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false }
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0 }
 }
 
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
@@ -393,4 +393,62 @@ fn a_recorded_penalty_multiplies_cpu_by_users_in_ln_n_and_holds_past_its_last_co
     let mut o = params(8);
     o.usl = Some((0.0, 0.0));
     assert!((simulate_db(&cat, &dep, &p, &o).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
+}
+
+// Write-back: one user, 1 ms of CPU a transaction, no reads, no commits,
+// one dirtied page each: 1,000 transactions and 1,000 dirtied pages a
+// second. Written as dirtied (delay 0), the data pool writes 60,000 pages
+// in minute 1 and in minute 2; written once 30 s old (the kernel's
+// dirty_expire_centisecs = 3000), only the pages of the first 30 s are
+// written in minute 1 (30,000) and 60,000 in minute 2. A window that ends
+// before the first page comes of age writes none; one that starts after
+// writes one page per transaction. The throughput is the same throughout.
+#[test]
+fn dirtied_pages_reach_the_data_pool_once_they_are_of_age() {
+    let dep = deployment();
+    let p = profile_with(1000.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    let lats = [constant(1.0), constant(1.0)];
+    let writes = |r: &storlab_sim::db::DbResult| r.series.iter().find(|s| s.resource == "pool data" && s.metric == "VolumeWriteOps").unwrap().values.clone();
+    let run = |delay: f64, rampup_s: f64, duration_s: f64| run_db(&dep, &p, &DbParams { rampup_s, duration_s, writeback_delay_s: delay, ..params(1) }, &lats);
+    let now = run(0.0, 0.0, 120.0);
+    let aged = run(30.0, 0.0, 120.0);
+    for (r, want) in [(&now, [60_000.0, 60_000.0]), (&aged, [30_000.0, 60_000.0])] {
+        let w = writes(r);
+        assert!((w[0] / want[0] - 1.0).abs() < 0.01 && (w[1] / want[1] - 1.0).abs() < 0.01, "{w:?}, want {want:?}");
+        assert!((r.tpm / 60_000.0 - 1.0).abs() < 0.01, "{}", r.tpm);
+    }
+    let data = |r: &storlab_sim::db::DbResult| r.pools.iter().find(|p| p.role == "data").unwrap().write_iops;
+    assert_eq!(data(&run(30.0, 2.0, 20.0)), 0.0);
+    assert!((data(&run(30.0, 40.0, 20.0)) / 1000.0 - 1.0).abs() < 0.01);
+}
+
+// A write-back curve: 10 transactions per warehouse dirty 5 distinct pages
+// in 1 write, 100 dirty 20 pages in 4 writes — 0.1 and 0.04 writes per
+// transaction, 5 pages a write at both. One user at 1 ms a transaction:
+// 1,000 a second, 30,000 in the 30 s write-back window. At 1,000
+// warehouses that is 30 per warehouse: ln 3 / ln 10 = 0.4771 of the way in
+// ln n, so 0.1 × 0.4^0.4771 = 0.06455 writes per transaction, 64.55 a
+// second of 5 × 8 KiB = 40 KiB. At 100 warehouses, 300 per warehouse, past
+// the last point: its 0.04, 40 writes a second. The dirtied-page count
+// (1 a transaction) no longer sets the writes.
+#[test]
+fn a_writeback_curve_merges_dirtied_pages_by_transactions_per_unit() {
+    let dep = deployment();
+    let mut p = profile_with(1000.0, 0.0, 1.0, 0.0, 0.0, 0.0);
+    p.writeback = Some(storlab_workload::profile::Writeback {
+        txns_per_unit: vec![10.0, 100.0],
+        pages_per_unit: vec![5.0, 20.0],
+        writes_per_unit: vec![1.0, 4.0],
+        max_write_bytes: 262144.0,
+        method: String::new(),
+    });
+    let lats = [constant(1.0), constant(1.0)];
+    let data = |r: &storlab_sim::db::DbResult| r.pools.iter().find(|p| p.role == "data").unwrap().clone();
+    let big = run_db(&dep, &p, &params(1), &lats);
+    let d = data(&big);
+    assert!((big.tpm / 60_000.0 - 1.0).abs() < 0.01, "{}", big.tpm);
+    assert!((d.write_iops / 64.55 - 1.0).abs() < 0.02, "{}", d.write_iops);
+    assert!((d.write_bytes_s / d.write_iops - 40960.0).abs() < 1.0, "{}", d.write_bytes_s / d.write_iops);
+    let small = run_db(&dep, &p, &DbParams { scale: 100.0, ..params(1) }, &lats);
+    assert!((data(&small).write_iops / 40.0 - 1.0).abs() < 0.02, "{}", data(&small).write_iops);
 }

@@ -7,7 +7,8 @@
 //! database's cache (`db_memory_gib`), a mean think time between a
 //! user's transactions (`think_time_ms`) and how users get their home
 //! warehouses (`home_warehouses`: `round-robin`, as storlab's driver, or
-//! `random`, as HammerDB).
+//! `random`, as HammerDB) and the age at which a dirtied data page is
+//! written (`writeback_delay_s`).
 //!
 //! Shipped profiles are looked up in one place: the folder the caller
 //! passes (the Python package's `profiles/`), so a profile recorded with
@@ -19,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
 pub const FIELDS: &[&str] =
-    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses"];
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -52,6 +53,9 @@ pub struct Database {
     /// Home warehouses (scale units) drawn at random per user, as HammerDB
     /// does, rather than round-robin, as storlab's driver does.
     pub random_homes: bool,
+    /// Age at which a dirtied data page reaches the data pool, s; `None`
+    /// for the model's default (the kernel's write-back age).
+    pub writeback_delay_s: Option<f64>,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -250,7 +254,11 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
             }
         },
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, seed, period_s })
+    let writeback_delay_s = match db.get("writeback_delay_s") {
+        None => None,
+        Some(_) => Some(secs("writeback_delay_s", 0.0, 0.0)?),
+    };
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, seed, period_s })
 }
 
 fn recorded_scale(p: &Profile) -> String {
