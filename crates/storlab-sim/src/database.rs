@@ -10,7 +10,7 @@
 //! `log`, else `all`, else the data pool (said under `warnings`). The
 //! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
 
-use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S, WRITEBACK_WINDOW_S};
+use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
 use crate::SimError;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -142,17 +142,6 @@ pub fn simulate_database(
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut done_s = 0.0;
     let c = &db.profile.concurrency;
-    if db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0) {
-        assumptions.push(match &db.profile.writeback {
-            Some(w) => format!(
-                "data writes from the profile's write-back curve, read at the transactions per {} of the last {:.0} s (a page dirtied twice written once, neighbours merged into writes of up to {:.0} KiB)",
-                db.profile.scale_unit,
-                WRITEBACK_WINDOW_S,
-                w.max_write_bytes / 1024.0
-            ),
-            None => "one 8 KiB data write per dirtied page (the profile has no write-back curve)".to_string(),
-        });
-    }
     if let Some(delay) = db.writeback_delay_s.filter(|&d| d > 0.0) {
         if db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0) {
             let window = if delay > db.rampup_s { format!("; the window's first {:.0} s write none", (delay - db.rampup_s).min(db.duration_s)) } else { String::new() };

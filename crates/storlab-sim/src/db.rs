@@ -24,15 +24,12 @@
 //!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
 //!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
 //!    its `fdatasync` (docs/dbmodel.md);
-//! 4. leaves its data writes to the background writer: one 8 KiB write per
-//!    page it dirtied or, where the profile has a write-back curve, its
-//!    share of the merged writes that the pages dirtied by the last 30 s of
-//!    transactions make (a page dirtied twice written once, neighbours in
-//!    one write); the writer takes them once they are `writeback_delay_s`
-//!    old (0 by default, a sweep's steady state; 30 s for a freshly started
-//!    server) and keeps up to `BG_WRITES` random writes in flight on the
-//!    `data` pool; and it releases its rows to the next user waiting for
-//!    each.
+//! 4. leaves `pages_dirtied` pages for the background writer, which writes
+//!    them once they are `writeback_delay_s` old (0 by default, a sweep's
+//!    steady state; 30 s for a freshly started server, whose kernel writes
+//!    back a dirty page once it is 30 s old), keeping up to `BG_WRITES`
+//!    8 KiB random writes in flight on the `data` pool, and releases its
+//!    rows to the next user waiting for each.
 //! Every I/O goes through the same pacers (caps and buckets), cost tables
 //! and latency draws as I/O jobs, so the CloudWatch-style series come out
 //! the same way. `all` pools take every role; a config without a `log`
@@ -71,12 +68,6 @@ const MAX_LOG_WRITE: f64 = 1048576.0;
 /// Documentation/admin-guide/sysctl/vm.rst), which `writeback_delay_s = 30`
 /// models.
 pub const WRITEBACK_DELAY_S: f64 = 0.0;
-/// The kernel writes back a dirty page once it is 30 s old
-/// (`vm.dirty_expire_centisecs` = 3000): the pages dirtied within 30 s share
-/// a write-back, where a page dirtied twice is written once and neighbours
-/// merge. A profile's write-back curve is read at the transactions per
-/// scale unit of the last 30 s.
-pub const WRITEBACK_WINDOW_S: f64 = 30.0;
 /// Pages dirtied within this much of each other become due together (one
 /// entry of the write-back queue, one wake-up).
 const WRITEBACK_GRAIN_S: f64 = 0.01;
@@ -302,15 +293,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
     let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
-    // Background writes by their size in pages (a profile's write-back
-    // curve merges neighbouring pages into one write).
-    let mut bg_paths: HashMap<u32, Path> = HashMap::new();
-    let page_bytes = profile.data.page_bytes.max(512.0);
-    let max_pages = profile.writeback.as_ref().map_or(1.0, |w| (w.max_write_bytes / page_bytes).floor().max(1.0));
-    // Transactions done in the last write-back window, in grains (start, count).
-    let mut recent: VecDeque<(f64, f64)> = VecDeque::new();
-    let mut recent_n = 0.0f64;
-    let mut wb_pages = 1.0f64;
+    let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
     let mut rng = Rng::new(p.seed);
 
@@ -395,7 +378,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut flush_busy = false;
     let (mut flushes, mut flushed_commits) = (0u64, 0u64);
     let mut backlog = 0.0f64;
-    // Data writes not yet of age: (when they are due, writes), in order.
+    // Dirtied pages not yet of age: (when they are due, pages), in order.
     let mut dirty: VecDeque<(f64, f64)> = VecDeque::new();
     let delay = p.writeback_delay_s.max(0.0);
     let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
@@ -535,30 +518,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     txn_periods.resize(k + 1, 0.0);
                 }
                 txn_periods[k] += 1.0;
-                // Its data writes: one 8 KiB write per dirtied page, or with
-                // a write-back curve, its share of the writes that the last
-                // window's transactions per scale unit make.
-                let writes = match &profile.writeback {
-                    None => tp.pages_dirtied,
-                    Some(wb) => {
-                        match recent.back_mut() {
-                            Some(b) if t - b.0 < WRITEBACK_GRAIN_S => b.1 += 1.0,
-                            _ => recent.push_back((t, 1.0)),
-                        }
-                        recent_n += 1.0;
-                        while let Some(&(t0, c)) = recent.front() {
-                            if t0 >= t - WRITEBACK_WINDOW_S {
-                                break;
-                            }
-                            recent_n -= c;
-                            recent.pop_front();
-                        }
-                        let rate = recent_n / t.min(WRITEBACK_WINDOW_S).max(1.0);
-                        let (w, pages) = wb.at(rate * WRITEBACK_WINDOW_S / p.scale.max(1e-9));
-                        wb_pages = pages.round().clamp(1.0, max_pages);
-                        w
-                    }
-                };
+                let writes = tp.pages_dirtied;
                 if writes > 0.0 {
                     let due = t + delay;
                     match dirty.back_mut() {
@@ -679,12 +639,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         while backlog >= 1.0 {
             let Some(slot) = bg_free.pop() else { break };
             backlog -= 1.0;
-            let pages = wb_pages as u32;
-            let size = f64::from(pages) * page_bytes;
-            let bg = bg_paths.entry(pages).or_insert_with(|| Path::new(&mut st, dep, data, size, false, &mut labels));
             let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
-            sink.complete(data, false, size, done - t);
-            count_io(&mut pool_ios, data, false, size, done);
+            sink.complete(data, false, PAGE, done - t);
+            count_io(&mut pool_ios, data, false, PAGE, done);
             push(&mut heap, done, BG + slot);
         }
     }

@@ -421,34 +421,3 @@ fn dirtied_pages_reach_the_data_pool_once_they_are_of_age() {
     assert_eq!(data(&run(30.0, 2.0, 20.0)), 0.0);
     assert!((data(&run(30.0, 40.0, 20.0)) / 1000.0 - 1.0).abs() < 0.01);
 }
-
-// A write-back curve: 10 transactions per warehouse dirty 5 distinct pages
-// in 1 write, 100 dirty 20 pages in 4 writes — 0.1 and 0.04 writes per
-// transaction, 5 pages a write at both. One user at 1 ms a transaction:
-// 1,000 a second, 30,000 in the 30 s write-back window. At 1,000
-// warehouses that is 30 per warehouse: ln 3 / ln 10 = 0.4771 of the way in
-// ln n, so 0.1 × 0.4^0.4771 = 0.06455 writes per transaction, 64.55 a
-// second of 5 × 8 KiB = 40 KiB. At 100 warehouses, 300 per warehouse, past
-// the last point: its 0.04, 40 writes a second. The dirtied-page count
-// (1 a transaction) no longer sets the writes.
-#[test]
-fn a_writeback_curve_merges_dirtied_pages_by_transactions_per_unit() {
-    let dep = deployment();
-    let mut p = profile_with(1000.0, 0.0, 1.0, 0.0, 0.0, 0.0);
-    p.writeback = Some(storlab_workload::profile::Writeback {
-        txns_per_unit: vec![10.0, 100.0],
-        pages_per_unit: vec![5.0, 20.0],
-        writes_per_unit: vec![1.0, 4.0],
-        max_write_bytes: 262144.0,
-        method: String::new(),
-    });
-    let lats = [constant(1.0), constant(1.0)];
-    let data = |r: &storlab_sim::db::DbResult| r.pools.iter().find(|p| p.role == "data").unwrap().clone();
-    let big = run_db(&dep, &p, &params(1), &lats);
-    let d = data(&big);
-    assert!((big.tpm / 60_000.0 - 1.0).abs() < 0.01, "{}", big.tpm);
-    assert!((d.write_iops / 64.55 - 1.0).abs() < 0.02, "{}", d.write_iops);
-    assert!((d.write_bytes_s / d.write_iops - 40960.0).abs() < 1.0, "{}", d.write_bytes_s / d.write_iops);
-    let small = run_db(&dep, &p, &DbParams { scale: 100.0, ..params(1) }, &lats);
-    assert!((data(&small).write_iops / 40.0 - 1.0).abs() < 0.02, "{}", data(&small).write_iops);
-}

@@ -28,56 +28,6 @@ pub struct Profile {
     pub transactions: Vec<TxnProfile>,
     pub mrc: Mrc,
     pub concurrency: Usl,
-    /// How the dirtied pages reach the storage: distinct pages and merged
-    /// writes against transactions since the last write-back. Optional:
-    /// without it every dirtied page is one 8 KiB write.
-    #[serde(default)]
-    pub writeback: Option<Writeback>,
-}
-
-/// The write-back curve: after `txns_per_unit[i]` transactions per scale
-/// unit since a checkpoint, `pages_per_unit[i]` distinct pages per unit are
-/// dirty, and written in file order they make `writes_per_unit[i]` writes
-/// (runs of contiguous pages, at most `max_write_bytes` each). A page
-/// dirtied many times is written once; neighbouring pages share a write —
-/// as the kernel's write-back and PostgreSQL's sorted checkpoint write them.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-pub struct Writeback {
-    pub txns_per_unit: Vec<f64>,
-    pub pages_per_unit: Vec<f64>,
-    pub writes_per_unit: Vec<f64>,
-    #[serde(default = "max_write_bytes")]
-    pub max_write_bytes: f64,
-    #[serde(default)]
-    pub method: String,
-}
-
-fn max_write_bytes() -> f64 {
-    262144.0
-}
-
-impl Writeback {
-    /// Writes per transaction and pages per write when `n` transactions per
-    /// scale unit share a write-back: log-log linear between the recorded
-    /// points; below the first, the first point's per-transaction figures
-    /// (no more merging than was seen); above the last, the last's.
-    pub fn at(&self, n: f64) -> (f64, f64) {
-        let (xs, ps, ws) = (&self.txns_per_unit, &self.pages_per_unit, &self.writes_per_unit);
-        let k = xs.len();
-        let per = |i: usize| (ws[i] / xs[i], ps[i] / ws[i]);
-        if n <= xs[0] {
-            return per(0);
-        }
-        if n >= xs[k - 1] {
-            return per(k - 1);
-        }
-        let i = xs.iter().position(|&x| x >= n).unwrap_or(k - 1).max(1);
-        let w = (n.ln() - xs[i - 1].ln()) / (xs[i].ln() - xs[i - 1].ln());
-        let lerp = |a: f64, b: f64| (a.ln() + w * (b.ln() - a.ln())).exp();
-        let (wa, pa) = per(i - 1);
-        let (wb, pb) = per(i);
-        (lerp(wa, wb), lerp(pa, pb))
-    }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -274,24 +224,6 @@ impl Profile {
                 return Err(field("concurrency.penalty", format!("{x} — each multiplier must be above 0 (1 = no penalty)")));
             }
         }
-        if let Some(w) = &p.writeback {
-            let k = w.txns_per_unit.len();
-            if k == 0 || w.pages_per_unit.len() != k || w.writes_per_unit.len() != k {
-                return Err(field("writeback", "txns_per_unit, pages_per_unit and writes_per_unit need the same number of points, at least one".into()));
-            }
-            if w.txns_per_unit.iter().any(|&x| !(x > 0.0)) || w.txns_per_unit.windows(2).any(|x| x[1] <= x[0]) {
-                return Err(field("writeback.txns_per_unit", "values must be above 0 and ascend".into()));
-            }
-            if let Some(i) = (0..k).find(|&i| !(w.writes_per_unit[i] > 0.0 && w.writes_per_unit[i] <= w.pages_per_unit[i])) {
-                return Err(field(
-                    "writeback.writes_per_unit",
-                    format!("{} at point {} — each must be above 0 and at most pages_per_unit ({})", w.writes_per_unit[i], i + 1, w.pages_per_unit[i]),
-                ));
-            }
-            if !(w.max_write_bytes >= p.data.page_bytes) {
-                return Err(field("writeback.max_write_bytes", format!("{} — at least one page, {}", w.max_write_bytes, p.data.page_bytes)));
-            }
-        }
         let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
         for t in &p.transactions {
             for l in &t.row_locks {
@@ -391,24 +323,6 @@ beta = 0.0005
         assert!(e.starts_with("p.toml: schema_version 2 is not supported") && !e.contains('\n'), "{e}");
         let e = Profile::from_toml("p.toml", &EXAMPLE.replace("share = 1.0", "share = 0.5")).unwrap_err().to_string();
         assert!(e.contains("transaction.share"), "{e}");
-    }
-
-    #[test]
-    fn the_writeback_curve_interpolates_in_log_log_and_is_validated() {
-        // 100 and 10,000 transactions per unit: 50 pages in 25 writes, then
-        // 1,000 pages in 100 writes. At 100: 0.25 writes a transaction of 2
-        // pages; at 10,000: 0.01 of 10; at 1,000, halfway in ln n, the
-        // geometric means: √(0.25 × 0.01) = 0.05 writes of √(2 × 10) pages.
-        let base = EXAMPLE.to_string() + "[writeback]\ntxns_per_unit = [100.0, 10000.0]\npages_per_unit = [50.0, 1000.0]\nwrites_per_unit = [25.0, 100.0]\n";
-        let w = Profile::from_toml("p.toml", &base).unwrap().writeback.unwrap();
-        assert_eq!(w.at(10.0), (0.25, 2.0));
-        assert_eq!(w.at(1e6), (0.01, 10.0));
-        let (a, b) = w.at(1000.0);
-        assert!((a - 0.05).abs() < 1e-12 && (b - 20f64.sqrt()).abs() < 1e-12, "{a} {b}");
-        let e = Profile::from_toml("p.toml", &base.replace("[25.0, 100.0]", "[25.0, 2000.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: writeback.writes_per_unit: 2000 at point 2 — each must be above 0 and at most pages_per_unit (1000)");
-        let e = Profile::from_toml("p.toml", &base.replace("[100.0, 10000.0]", "[100.0]")).unwrap_err().to_string();
-        assert!(e.starts_with("p.toml: writeback: txns_per_unit, pages_per_unit and writes_per_unit need the same number"), "{e}");
     }
 
     #[test]

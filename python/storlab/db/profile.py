@@ -600,99 +600,6 @@ def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, A
     return pts
 
 
-# The write-back curve: the dirty pages sampled at these seconds after a
-# CHECKPOINT while the workload runs, with nothing else cleaning them.
-WRITEBACK_SAMPLES_S = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
-# The largest write a run of contiguous dirty pages makes: the I/O unit EBS
-# SSD volumes and Azure disks count one IOPS for (256 KiB).
-WRITEBACK_MAX_WRITE_BYTES = 256 * 1024
-WRITEBACK_RAMPUP_S = 3.0
-WRITEBACK_SETTLE_S = 1.0
-
-_DIRTY_SQL = """
-WITH d AS (SELECT relfilenode, relforknumber, relblocknumber AS b FROM pg_buffercache
-           WHERE isdirty AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())),
-g AS (SELECT relfilenode, relforknumber, b - row_number() OVER (PARTITION BY relfilenode, relforknumber ORDER BY b) AS run
-      FROM d),
-r AS (SELECT count(*) AS pages FROM g GROUP BY relfilenode, relforknumber, run)
-SELECT coalesce(sum(pages), 0), coalesce(sum(ceil(pages / {per_write:.1f})), 0) FROM r;
-"""
-
-
-def dirty_pages(managed: Any, page_bytes: int = 8192) -> tuple[float, float]:
-    """The database's dirty buffers now (pg_buffercache): their count, and
-    the writes they make written in file order — each run of contiguous
-    blocks of one relation fork one write, split at
-    WRITEBACK_MAX_WRITE_BYTES."""
-    out = managed.sql(_DIRTY_SQL.format(per_write=WRITEBACK_MAX_WRITE_BYTES // page_bytes)).strip().splitlines()[-1]
-    pages, writes = out.split("|")
-    return float(pages), float(writes)
-
-
-def writeback_probe(managed: Any, run_once: Callable[[float, float], dict[str, Any]], *, scale: float,
-                    data_bytes: float) -> dict[str, Any] | None:
-    """How the pages a workload dirties reach the storage: with the data in
-    shared_buffers, the background writer held off (bgwriter_lru_maxpages
-    = 0) and no checkpoint due, a CHECKPOINT is taken while the workload
-    runs, then the dirty buffers are read at WRITEBACK_SAMPLES_S after it:
-    the distinct pages dirtied since, and the writes they make merged in
-    file order. Transactions per scale unit at each sample come from the
-    run's throughput. None when no page was dirty (a read-only workload)."""
-    import threading
-    import time
-
-    mem = machine()["memory_bytes"] or (4 << 30)
-    sb = int(min(max(1.5 * data_bytes, 128 << 20), mem / 4))
-    managed.restart({"shared_buffers": f"{sb // 1024}kB", "synchronous_commit": "on", "bgwriter_lru_maxpages": "0",
-                     "checkpoint_timeout": "1h", "max_wal_size": "64GB"})
-    managed.sql("CREATE EXTENSION IF NOT EXISTS pg_buffercache;")
-    _prewarm(managed)
-    samples: list[tuple[float, float, float]] = []
-    errors: list[BaseException] = []
-    stop = threading.Event()
-
-    def sample() -> None:
-        try:
-            if stop.wait(WRITEBACK_RAMPUP_S + WRITEBACK_SETTLE_S):
-                return
-            t0 = time.monotonic()
-            managed.sql("CHECKPOINT;")
-            for s in WRITEBACK_SAMPLES_S:
-                if stop.wait(max(0.0, t0 + s - time.monotonic())):
-                    return
-                t = time.monotonic() - t0
-                pages, writes = dirty_pages(managed)
-                samples.append((t, pages, writes))
-        except BaseException as e:  # noqa: BLE001 — reported below, in the recording thread
-            errors.append(e)
-
-    th = threading.Thread(target=sample, daemon=True)
-    th.start()
-    try:
-        run = run_once(WRITEBACK_RAMPUP_S, WRITEBACK_SETTLE_S + WRITEBACK_SAMPLES_S[-1] + 3.0)
-    finally:
-        stop.set()
-        th.join(timeout=30)
-    if errors:
-        raise StorlabError(f"the write-back probe could not read the dirty buffers: {errors[0]}")
-    tps = float(run.get("transactions") or 0) / max(float(run.get("duration_s") or 0), 1e-9)
-    pts = [(tps * t / scale, pages / scale, writes / scale) for t, pages, writes in samples if pages > 0 and writes > 0]
-    pts = [p for i, p in enumerate(pts) if i == 0 or p[0] > pts[i - 1][0]]
-    if not pts or tps <= 0:
-        return None
-    return {
-        "txns_per_unit": [round(p[0], 3) for p in pts],
-        "pages_per_unit": [round(p[1], 3) for p in pts],
-        "writes_per_unit": [round(p[2], 3) for p in pts],
-        "max_write_bytes": WRITEBACK_MAX_WRITE_BYTES,
-        "method": (f"the database's dirty buffers (pg_buffercache) at {', '.join(f'{s:g}' for s in WRITEBACK_SAMPLES_S)} s "
-                   f"after a CHECKPOINT taken {WRITEBACK_SETTLE_S:g} s into a run's window, the data in shared_buffers, "
-                   "bgwriter_lru_maxpages = 0 and no checkpoint due: distinct pages dirtied since, and the writes they "
-                   f"make written in file order (runs of contiguous blocks, at most {WRITEBACK_MAX_WRITE_BYTES // 1024} KiB "
-                   f"each); transactions per unit from the run's {tps:,.0f} transactions a second at scale {scale:g}"),
-    }
-
-
 def _table_bytes(managed: Any) -> float:
     out = managed.sql("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
                       "WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace;")
@@ -769,11 +676,6 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     if insert:
         for t in prof["transaction"]:
             t["rows_per_txn"] = float(commit_every)
-    # The write-back curve (not for the insert storm, whose runs end when
-    # their rows are in, before the probe's last sample).
-    wb = None if insert else writeback_probe(managed, lambda r, d: run_one(vus_m, r, d), scale=scale, data_bytes=data_bytes)
-    if wb is not None:
-        prof["writeback"] = wb
     if kind == "tpcc":
         for t in prof["transaction"]:
             if t["name"] in TPCC_ROW_LOCKS:
