@@ -24,11 +24,13 @@
 //!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
 //!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
 //!    its `fdatasync` (docs/dbmodel.md);
-//! 4. leaves `pages_dirtied` pages for the background writer, which writes
-//!    them once they are `writeback_delay_s` old (0 by default, a sweep's
-//!    steady state; 30 s for a freshly started server, whose kernel writes
-//!    back a dirty page once it is 30 s old), keeping up to `BG_WRITES`
-//!    8 KiB random writes in flight on the `data` pool, and releases its
+//! 4. leaves `pages_dirtied` pages to the kernel's flusher, which wakes
+//!    every `FLUSHER_PERIOD_S` (Linux's `dirty_writeback_centisecs`, 5 s)
+//!    and writes at once every page that is `writeback_delay_s` old (0 by
+//!    default, a sweep's steady state; 30 s for a freshly started server,
+//!    whose kernel writes back a dirty page once it is 30 s old), 8 KiB
+//!    random writes on the `data` pool queued in one go, so a commit's log
+//!    write behind them on the same pool waits for them; and releases its
 //!    rows to the next user waiting for each.
 //! Every I/O goes through the same pacers (caps and buckets), cost tables
 //! and latency draws as I/O jobs, so the CloudWatch-style series come out
@@ -47,9 +49,11 @@ use storlab_model::scenario::Role;
 use storlab_stats::{Histogram, LatencySummary};
 use storlab_workload::profile::Profile;
 
-/// Background writes kept in flight (a checkpointer's or background
-/// writer's outstanding writes).
-pub const BG_WRITES: usize = 16;
+/// How often the kernel's flusher wakes to write back the dirty pages
+/// that are old enough: Linux's `vm.dirty_writeback_centisecs` default,
+/// 500 (Documentation/admin-guide/sysctl/vm.rst). It queues all of them at
+/// once, as the emulator's page cache does (storlab-fuse `DIRTY_WRITEBACK`).
+pub const FLUSHER_PERIOD_S: f64 = 5.0;
 /// Share of host memory left to the database's cache when none is given
 /// (the rest: the OS, connections, work memory).
 pub const DB_MEMORY_SHARE: f64 = 0.75;
@@ -69,7 +73,7 @@ const MAX_LOG_WRITE: f64 = 1048576.0;
 /// models.
 pub const WRITEBACK_DELAY_S: f64 = 0.0;
 /// Pages dirtied within this much of each other become due together (one
-/// entry of the write-back queue, one wake-up).
+/// entry of the write-back queue).
 const WRITEBACK_GRAIN_S: f64 = 0.01;
 
 /// One run of the database model.
@@ -94,7 +98,7 @@ pub struct DbParams {
     /// (storlab's driver).
     pub random_homes: bool,
     /// Age at which a dirtied data page is written on the data pool, s
-    /// (`WRITEBACK_DELAY_S` by default: 0, written as it is dirtied).
+    /// (`WRITEBACK_DELAY_S` by default: 0, taken at the flusher's next wake-up).
     pub writeback_delay_s: f64,
 }
 
@@ -207,9 +211,8 @@ const FLUSH: u32 = u32::MAX;
 const FLUSH_CPU: u32 = u32::MAX - 1;
 /// The log writer in the vCPUs' queue.
 const FLUSHER: usize = usize::MAX;
-const BG: u32 = u32::MAX - 1 - BG_WRITES as u32;
-/// Dirtied pages come of age: the background writer takes them.
-const WRITEBACK: u32 = BG - 1;
+/// The kernel's flusher wakes.
+const WRITEBACK: u32 = u32::MAX - 2;
 
 #[derive(Clone, Copy)]
 struct Vu {
@@ -381,7 +384,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // Dirtied pages not yet of age: (when they are due, pages), in order.
     let mut dirty: VecDeque<(f64, f64)> = VecDeque::new();
     let delay = p.writeback_delay_s.max(0.0);
-    let mut bg_free: Vec<u32> = (0..BG_WRITES as u32).rev().collect();
+    let mut flusher_awake = false;
     let mut window_open = false;
     // Where the time went (in the window), and the log's flush times.
     let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think, mut t_out) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -393,6 +396,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut events = 0u64;
     let mut stopped_at: Option<f64> = None;
 
+    push(&mut heap, FLUSHER_PERIOD_S, WRITEBACK);
     for v in 0..n {
         push(&mut heap, 0.0, v as u32);
         vus[v].reads_left = u32::MAX; // not started
@@ -439,10 +443,10 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         } else if who == FLUSH_CPU {
             cpu_idle += 1;
             flush_done = true;
-        } else if who >= BG && who < BG + BG_WRITES as u32 {
-            bg_free.push(who - BG);
         } else if who == WRITEBACK {
-            // Dirtied pages come of age: taken below.
+            // The flusher: the pages of age are taken below.
+            flusher_awake = true;
+            push(&mut heap, t + FLUSHER_PERIOD_S, WRITEBACK);
         } else {
             let v = who as usize;
             let vu = &mut vus[v];
@@ -523,12 +527,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     let due = t + delay;
                     match dirty.back_mut() {
                         Some(b) if due - b.0 < WRITEBACK_GRAIN_S => b.1 += writes,
-                        _ => {
-                            if dirty.is_empty() && delay > 0.0 {
-                                push(&mut heap, due, WRITEBACK);
-                            }
-                            dirty.push_back((due, writes));
-                        }
+                        _ => dirty.push_back((due, writes)),
                     }
                 }
                 vu.reads_left = u32::MAX;
@@ -623,26 +622,23 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             }
             push(&mut heap, done, FLUSH);
         }
-        // The background writer: the pages of age, then the next wake-up.
-        while let Some(&(due, pages)) = dirty.front() {
-            if due > t {
-                break;
-            }
-            backlog += pages;
-            dirty.pop_front();
-            if let Some(&(next, _)) = dirty.front() {
-                if next > t {
-                    push(&mut heap, next, WRITEBACK);
+        // The flusher, awake: every page of age, queued at once (nobody
+        // waits for them; what comes after on the pool queues behind them).
+        if flusher_awake {
+            flusher_awake = false;
+            while let Some(&(due, pages)) = dirty.front() {
+                if due > t {
+                    break;
                 }
+                backlog += pages;
+                dirty.pop_front();
             }
-        }
-        while backlog >= 1.0 {
-            let Some(slot) = bg_free.pop() else { break };
-            backlog -= 1.0;
-            let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
-            sink.complete(data, false, PAGE, done - t);
-            count_io(&mut pool_ios, data, false, PAGE, done);
-            push(&mut heap, done, BG + slot);
+            while backlog >= 1.0 {
+                backlog -= 1.0;
+                let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
+                sink.complete(data, false, PAGE, done - t);
+                count_io(&mut pool_ios, data, false, PAGE, done);
+            }
         }
     }
 
