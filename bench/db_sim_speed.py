@@ -13,8 +13,8 @@ Runs, alternately and in fresh processes pinned to one core (taskset -c 0):
   miss ratio pages one at a time on the data pool (the miss ratio from the
   profile's curve at 0.75 × the host's memory over the data size), commits
   through a log writer that flushes every waiting commit in one write on the
-  log pool (group commit), and leaves its dirtied pages to 16 background
-  writers on the data pool. Each pool is one pacer at its provisioned IOPS
+  log pool (group commit), and leaves its dirtied pages to a flusher that
+  wakes every 5 s and queues them all at once on the data pool. Each pool is one pacer at its provisioned IOPS
   plus the catalog's log-normal service time (median and p99); the host's
   EBS caps, the throughput caps and the 256 KiB I/O accounting that storlab
   also models are left out of the peer (they do not bind here).
@@ -121,7 +121,7 @@ SIMPY_CHILD = textwrap.dedent('''
         cum.append(s)
     Z99 = 2.326347874
     PAGE = 8192.0
-    BG_WRITES = 16
+    FLUSHER_PERIOD_S = 5.0
     DB_MEMORY_SHARE = 0.75
 
     def miss_ratio(frac):
@@ -168,7 +168,6 @@ SIMPY_CHILD = textwrap.dedent('''
         w0, w1 = P["rampup_s"], P["rampup_s"] + P["duration_s"]
         st = {"done": 0, "backlog": 0.0, "waiting": [], "flushes": 0}
         log_kick = [env.event()]
-        bg_kick = [env.event()]
 
         def log_writer():
             while True:
@@ -187,13 +186,12 @@ SIMPY_CHILD = textwrap.dedent('''
                 for ev, _ in batch:
                     ev.succeed()
 
-        def bg_writer():
+        def flusher():
             while True:
-                if st["backlog"] < 1.0:
-                    yield bg_kick[0]
-                    continue
-                st["backlog"] -= 1.0
-                yield env.timeout(data.io(env.now, True))
+                yield env.timeout(FLUSHER_PERIOD_S)
+                while st["backlog"] >= 1.0:
+                    st["backlog"] -= 1.0
+                    data.io(env.now, True)  # queued at once; nobody waits
 
         def user():
             while True:
@@ -215,13 +213,9 @@ SIMPY_CHILD = textwrap.dedent('''
                 if w0 <= env.now <= w1:
                     st["done"] += 1
                 st["backlog"] += t["pages_dirtied"]
-                if st["backlog"] >= 1.0 and not bg_kick[0].triggered:
-                    bg_kick[0].succeed()
-                    bg_kick[0] = env.event()
 
         env.process(log_writer())
-        for _ in range(BG_WRITES):
-            env.process(bg_writer())
+        env.process(flusher())
         for _ in range(n):
             env.process(user())
         env.run(until=w1)
