@@ -97,9 +97,13 @@ def check_tpcc_result(rec: dict, vus: int) -> dict:
     assert abs(share - 10 / 23) < 0.06, share
     # NOPM counts committed New-Orders only: the client's own count of them in
     # the window matches Δd_next_o_id up to the transactions in flight at the
-    # two edges (at most one per VU at each).
+    # two edges (at most one per VU at each), those that commit while each
+    # edge's snapshot query runs (the users do not stop for it; 1 % of the
+    # count allowed for them, where a loaded machine slows that query) and
+    # NOPM's rounding to a whole number (half a New-Order a minute).
     minutes = run["duration_s"] / 60
-    assert abs(txn["new_order"]["commits"] - run["nopm"] * minutes) <= 2 * vus + 1
+    new_orders = txn["new_order"]["commits"]
+    assert abs(new_orders - run["nopm"] * minutes) <= 2 * vus + 1 + 0.01 * new_orders + 0.5 * minutes
     assert run["hammerdb"] == f"System achieved {int(run['nopm'])} NOPM from {int(run['tpm'])} {'PostgreSQL' if run['db'] == 'postgres' else 'SQLite'} TPM"
     pay = txn["payment"]
     # Percentiles of one histogram are ordered, and a mean lies between the
