@@ -264,6 +264,51 @@ def test_the_floor_is_calibrated_through_the_mount_when_asked(tmp_path, scenario
     assert json.loads(out)["floor_calibrated"] is False
 
 
+def _thread_nices(pid: int) -> dict[str, int]:
+    """Each thread's name and nice value (/proc/PID/task/TID/stat, field 19:
+    after the name in parentheses, the 17th)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        out[f"{name}:{tid}"] = int(stat[stat.rindex(")") + 2:].split()[16])
+    return out
+
+
+def test_the_emulators_threads_take_the_priority_asked(tmp_path, scenario, cleanup):
+    # --nice -20: every thread of the emulator (the FUSE request threads, the
+    # timer that sends the paced replies) runs at nice -20, ahead of the
+    # database's processes. The threads are started by the Rust side after
+    # the priority is set, so this holds only if they take it from their
+    # creator.
+    e = Emulator(tmp_path, scenario, "--nice", "-20")
+    cleanup.append(e.mount)
+    try:
+        nices = _thread_nices(e.p.pid)
+        # The main thread, 4 FUSE request threads and the timer at least.
+        assert len(nices) >= 6, nices
+        assert set(nices.values()) == {-20}, nices
+        assert any(n.startswith("storlab-timer") for n in nices), nices
+    finally:
+        rc, _, err = e.stop()
+    assert rc == 0, err
+    assert "(nice -20)" in err
+    # By default an even share with everything else on the machine.
+    even = Emulator(tmp_path, scenario, name="even")
+    cleanup.append(even.mount)
+    try:
+        assert set(_thread_nices(even.p.pid).values()) == {0}
+    finally:
+        rc, _, err = even.stop()
+    assert rc == 0, err
+    assert "(nice 0)" in err
+    r = run("emulate", str(scenario), "--config", "gp3", "--backing", str(tmp_path / "b"), "--mount", str(tmp_path / "m"),
+            "--nice", "-25")
+    assert r.returncode != 0
+    assert "--nice -25: a Linux nice value from -20 (highest priority) to 19 — e.g. -20" in r.stderr
+    assert not (tmp_path / "b").exists()
+
+
 def test_two_pools_mount_from_one_process(tmp_path, scenario, cleanup):
     mounts = [tmp_path / "data-mnt", tmp_path / "log-mnt"]
     for m in mounts:
