@@ -40,6 +40,13 @@ minute or more (--rampup 30 --duration 60) put every run in the write-back's
 steady state; 12 s windows after a 3 s ramp-up do not (the pages of the runs
 before land in some windows and not in others).
 
+`--emu-profile FILE` predicts the emulated points from another profile.
+With `--record --no-local --emulated` a profile is recorded on this
+machine's disk just before the emulated runs and once more after them, and
+the points are predicted from each besides the shipped profile (or
+--emu-profile), so the machine's drift between a recording and the runs
+stays out of the comparison as it does for the local points.
+
 Beside the predictions, the model on the profile's own recorded points.
 
 With `--record`, the profile is recorded anew at the start of the session
@@ -449,13 +456,16 @@ host_cache = "none"
 EMU_RAM_GIB = {"gp2-after-burst": 16, "io1": 16, "p30-none": 32}  # the hosts' memory (catalog)
 
 
-def emulated(args: argparse.Namespace, out: Path) -> dict:
-    scen = out / "emulated.toml"
-    scen.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=args.emu_warehouses, vus=json.dumps(args.emu_vus),
+def emulated(args: argparse.Namespace, out: Path, profile: str, tag: str = "", measure: bool = False) -> dict:
+    """The emulated points (measured when `measure`, else read from OUT)
+    predicted from `profile`; the scenario and the prediction are kept as
+    emulated{tag}.toml and predicted-emulated{tag}.json."""
+    scen = out / f"emulated{tag}.toml"
+    scen.write_text(EMU_SCENARIO.format(profile=profile, scale=args.emu_warehouses, vus=json.dumps(args.emu_vus),
                                         rampup=args.rampup, duration=args.duration))
     configs = list(EMU_RAM_GIB)
     runs: list[dict] = []
-    if not args.predict_only:
+    if measure:
         # Each --emulate run loads the database anew through the paced volume
         # (minutes at gp2's 300 IOPS), so each config loads once and repeats
         # its VU counts (--repeat) rather than alternating with the others.
@@ -478,7 +488,7 @@ def emulated(args: argparse.Namespace, out: Path) -> dict:
         for r in runs:
             r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
     pred = predict(scen, None, args.sim_seeds)
-    (out / "predicted-emulated.json").write_text(json.dumps(next(iter(pred.values()))["record"], indent=1) + "\n")
+    (out / f"predicted-emulated{tag}.json").write_text(json.dumps(next(iter(pred.values()))["record"], indent=1) + "\n")
     rows = []
     for cfg in configs:
         for v in args.emu_vus:
@@ -569,6 +579,9 @@ def main() -> None:
     ap.add_argument("--no-local", action="store_true", help="skip the runs on this machine's disk")
     ap.add_argument("--emu-warehouses", type=int, default=2)
     ap.add_argument("--emu-vus", type=ints, default=[1, 4])
+    ap.add_argument("--emu-profile", default=PROFILE,
+                    help="the profile the emulated points are predicted from: the shipped one (default) or a file "
+                         "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
     ap.add_argument("--record", action="store_true",
                     help="record the profile anew before and after the measured runs and predict from each")
@@ -612,7 +625,20 @@ def main() -> None:
             print("\n## the log flush as PostgreSQL saw it\n")
             result["wal"] = wal_table(args, runs)
         if args.emulated:
-            result["emulated"] = emulated(args, args.out)
+            # With --record and --no-local: a profile recorded on this
+            # machine's disk just before the emulated runs and one just
+            # after, and the points predicted from each beside the shipped.
+            recorded = args.record and args.no_local
+            if recorded and not args.predict_only:
+                record_profile(args, args.out, "profile-before")
+            print(f"\n## emulated, predicted from {args.emu_profile}\n", flush=True)
+            result["emulated"] = emulated(args, args.out, args.emu_profile, measure=not args.predict_only)
+            if recorded and not args.predict_only:
+                record_profile(args, args.out, "profile-after")
+            for tag in (("-before", "-after") if recorded else ()):
+                profile = str(args.out / f"profile{tag}.toml")
+                print(f"\n## emulated, predicted from {profile}\n", flush=True)
+                result[f"emulated{tag}"] = emulated(args, args.out, profile, tag)
     finally:
         # Only what this script made: the clusters' folders (kept between
         # rounds), the calibration's folder if it made it.
