@@ -96,5 +96,15 @@ def out_path(arg: str | None, name: str) -> Path:
     return p
 
 
+def write_result(doc: dict, arg: str | None, name: str) -> Path:
+    """Stamps the machine's load after the runs on `doc` and writes it to
+    --out (`arg`) or bench/runs/<today>/NAME."""
+    doc["host_after"] = host()
+    p = out_path(arg, name)
+    p.write_text(json.dumps(doc, indent=1))
+    print(f"written {p}", file=sys.stderr)
+    return p
+
+
 def host() -> dict:
     return {"load_avg": os.getloadavg(), "cpus": os.cpu_count()}

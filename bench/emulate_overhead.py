@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, Bindfs, Emulated, fio, host, median, out_path, prepare, spread  # noqa: E402
+from _emu import STORLAB, Bindfs, Emulated, fio, host, median, prepare, spread, write_result  # noqa: E402
 
 SCENARIO = """
 title = "pass-through only (the caps are switched off with --no-caps)"
@@ -153,10 +153,7 @@ def main() -> None:
                   f"storlab/bindfs {med['storlab'] / med['bindfs']:.3f}")
         if "fio" in what:
             doc.update({"runtime_s": a.runtime, "summary": summary, "raw": raw})
-        doc["host_after"] = host()
-        p = out_path(a.out, "emulate_overhead.json")
-        p.write_text(json.dumps(doc, indent=1))
-        print(f"written {p}", file=sys.stderr)
+        write_result(doc, a.out, "emulate_overhead.json")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -25,19 +25,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, host, median, out_path, spread  # noqa: E402
+from _emu import STORLAB, host, median, spread, write_result  # noqa: E402
+from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
 
-# io1 as in the accuracy rounds (bench/db_accuracy.py's emulated configs).
-SCENARIO = """
-title = "an io1 volume on an r5.large (the accuracy rounds' emulated io1)"
-[configs.io1]
-host = "aws/ec2/r5.large"
-[[configs.io1.pools]]
-role = "all"
-device = "aws/ebs/io1"
-size_gib = 100
-iops = 1000
-"""
+# The accuracy rounds' emulated volumes (bench/db_accuracy.py), of which io1.
+CONFIG = "io1"
+SCENARIO = EMU_SCENARIO.format(profile=PROFILE, scale=2, vus="[1, 4]", rampup=10, duration=30)
 
 SIDES = {"disk": None, "nice 0": "0", "nice -20": "-20"}
 
@@ -50,8 +43,8 @@ def run(side: str, base: Path, scenario: Path, a: argparse.Namespace) -> list[di
            "--rampup", str(a.rampup), "--duration", str(a.duration), "--json"]
     env = dict(os.environ)
     if SIDES[side] is not None:
-        cmd += ["--emulate", f"{scenario}:io1"]
-        env["STORLAB_EMULATE_OPTIONS"] = ("" if a.caps else "--no-caps ") + f"--ram 16 --nice {SIDES[side]}"
+        cmd += ["--emulate", f"{scenario}:{CONFIG}"]
+        env["STORLAB_EMULATE_OPTIONS"] = ("" if a.caps else "--no-caps ") + f"--ram {EMU_RAM_GIB[CONFIG]} --nice {SIDES[side]}"
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     shutil.rmtree(d, ignore_errors=True)
     if r.returncode != 0:
@@ -74,7 +67,7 @@ def main() -> None:
     base = Path(tempfile.mkdtemp(prefix="emu-priority-", dir=a.dir))
     # PostgreSQL runs as its own user when storlab runs as root: it must enter.
     base.chmod(0o755)
-    scenario = base / "io1.toml"
+    scenario = base / "emulated.toml"
     scenario.write_text(SCENARIO)
     sides = [s for s in SIDES if a.caps is False or SIDES[s] is not None]
     raw: dict[str, list[dict]] = {s: [] for s in sides}
@@ -96,10 +89,8 @@ def main() -> None:
                           "over_" + ref.replace(" ", ""): {s: med[s] / med[ref] for s in sides if s != ref}}
             print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in raw[s] if x['vus'] == v])}" for s in sides)
                   + " | " + ", ".join(f"{s}/{ref} {med[s] / med[ref]:.3f}" for s in sides if s != ref))
-        doc.update({"summary": summary, "raw": raw, "host_after": host()})
-        p = out_path(a.out, "emulate_priority.json")
-        p.write_text(json.dumps(doc, indent=1))
-        print(f"written {p}", file=sys.stderr)
+        doc.update({"summary": summary, "raw": raw})
+        write_result(doc, a.out, "emulate_priority.json")
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
