@@ -6,10 +6,10 @@ VU counts it was not recorded at, and the tipping point?
 On this machine (default):
 1. this disk is calibrated once (`storlab bench disk --calibrate-out`, on the
    file system the database uses): a catalog overlay with the device
-   `local/measured/<hostname>` (caps and QD1 latency measured here); the
-   overlay also gets a host `local/host/<hostname>` with this machine's
-   vCPUs and memory from /proc (the catalog's `local/host/server` has
-   neither);
+   `local/measured/<hostname>` (caps and QD1 latency measured here) and a
+   host `local/host/<hostname>` with this machine's vCPUs and memory from
+   /proc and its speed on storlab's CPU reference (python/storlab/cpuref.py;
+   the catalog's `local/host/server` has none of these);
 2. `storlab bench db --workload tpcc --db managed-postgres` runs at each
    warehouse count (default 4 and 8) over the VU counts (default the √2
    steps 1, 2, 3, 4, 6, 8, 11), in rounds that alternate the warehouse
@@ -24,7 +24,12 @@ On this machine (default):
    databases — as the OS page cache does in the measured runs (the database
    reads nothing from the disk there: see `read_bytes` in the records);
 4. a table: point, measured median [min–max], predicted, error, within
-   ±15 %, and the tipping points (within one √2 step?).
+   ±15 %, and the tipping points (within one √2 step?) — twice: with the
+   host's CPU taken as fast as the recording machine's, and with this
+   host's CPU reference timed beside the runs (before each warehouse
+   count's sweep; the median of those trials), which the model puts beside
+   the profile's own (a profile recorded before the reference existed has
+   none, and both tables then agree).
 
 With `--emulated`: the same profile on emulated volumes (`bench db --emulate`)
 — gp2 after its burst (`bursting = "none"`: the 3 IOPS/GiB baseline), io1
@@ -74,8 +79,8 @@ import contextlib
 import json
 import math
 import os
+import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -83,6 +88,8 @@ import time
 from datetime import date, datetime, timezone
 from pathlib import Path
 
+from storlab import cpuref
+from storlab.calibrate import this_host
 from storlab.db.profile import cpu_per_txn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,28 +118,10 @@ def run_json(cmd: list[str], env: dict | None = None, log: Path | None = None) -
 # -- this machine ---------------------------------------------------------
 
 def machine() -> dict:
-    cpus = sum(1 for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("processor"))
-    mem_kib = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines() if ln.startswith("MemTotal:"))
-    return {"hostname": socket.gethostname(), "vcpus": cpus, "memory_gib": round(mem_kib / (1 << 20), 2)}
+    from storlab.db.profile import machine as proc
 
-
-HOST_ENTRY = """
-# This machine as a host for the database model (bench/db_accuracy.py):
-# vCPUs and memory from /proc.
-[source.this-machine-proc]
-url = "this machine, /proc"
-date = "{date}"
-status = "measured"
-note = "vCPUs: processor entries of /proc/cpuinfo; memory: MemTotal of /proc/meminfo ({mem_kib} kB)"
-
-[[host]]
-id = "local/host/{hostname}"
-title = "This machine, {hostname} ({vcpus} vCPUs, {memory_gib} GiB)"
-src = "this-machine-proc"
-kind = "local"
-vcpus = {vcpus}
-memory_gib = {memory_gib}
-"""
+    m = proc()
+    return {"hostname": this_host(), "vcpus": m["cpus"], "memory_gib": round(m["memory_bytes"] / 2**30, 2)}
 
 
 def calibrate(out: Path, db_dir: Path) -> Path:
@@ -147,11 +136,20 @@ def calibrate(out: Path, db_dir: Path) -> Path:
     rec = run_json([storlab_bin(), "bench", "disk", "--path", str(db_dir), "--size", "1GiB", "--runs", "3",
                     "--runtime", "5", "--interval", "2", "--calibrate-out", str(overlay), "--json"])
     (out / "calibration-bench-disk.json").write_text(json.dumps(rec, indent=1) + "\n")
-    m = machine()
-    mem_kib = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines() if ln.startswith("MemTotal:"))
-    with overlay.open("a") as f:
-        f.write(HOST_ENTRY.format(date=date.today().isoformat(), mem_kib=mem_kib, **m))
     return overlay
+
+
+def overlay_with_cpu(overlay: Path, ops_per_ms: float | None, tag: str) -> Path:
+    """The calibration's overlay with this machine's CPU speed replaced by
+    `ops_per_ms` (storlab's CPU reference timed beside the runs), or left
+    out (None: the model takes the host as fast as the recording machine)."""
+    text = re.sub(r"(?m)^cpu_speed(_basis)? = .*\n", "", overlay.read_text())
+    if ops_per_ms is not None:
+        text = text.rstrip("\n") + (f'\ncpu_speed = {{ value = {ops_per_ms}, note = "storlab\'s CPU reference, '
+                                    f'timed beside the measured runs" }}\ncpu_speed_basis = "{cpuref.BASIS}"\n')
+    path = overlay.with_name(f"{overlay.stem}-cpu-{tag}.toml")
+    path.write_text(text)
+    return path
 
 
 # -- measuring ------------------------------------------------------------
@@ -220,13 +218,14 @@ def measure_local(args: argparse.Namespace, out: Path) -> list[dict]:
         vus = args.vus if k % 2 == 0 else list(reversed(args.vus))
         for w in order:
             before = loadavg()
+            ref = cpuref.measure()
             t0 = time.time()
             rec = bench_db(args, warehouses=w, vus=vus, db_dir=args.dir / f"w{w}", seed=k + 1, keep=True)
             after = loadavg()
             name = f"measured-w{w}-round{k + 1}{'-vus' + '-'.join(map(str, sorted(vus))) if args.append else ''}.json"
             (out / name).write_text(json.dumps(rec, indent=1) + "\n")
             got = nopm_by_vus(rec)
-            runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after,
+            runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after, "cpu_reference": ref,
                          "file": name, "nopm": got, "wal": wal_by_vus(rec),
                          "read_bytes": {int(r["vus"]): (r.get("io_profile") or {}).get("read_bytes") for r in rec["results"]}})
             print(f"round {k + 1}, {w} warehouses ({time.time() - t0:.0f} s, load {before:.1f}→{after:.1f}): "
@@ -618,10 +617,21 @@ def main() -> None:
                 r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
                 r["wal"] = {int(k): v for k, v in r.get("wal", {}).items()}
             args.vus = sorted({v for r in runs for v in r["nopm"]})
+            # The model with the host's CPU speed left out (as fast as the
+            # recording machine), and, where the runs timed storlab's CPU
+            # reference, with the median of those trials as this host's.
+            at_runs = cpuref.combine(*[r["cpu_reference"] for r in runs if r.get("cpu_reference")])
+            result["cpu_reference_at_runs"] = at_runs
+            overlays = [("", overlay_with_cpu(overlay, None, "none"))]
+            if at_runs:
+                overlays.append(("-cpu", overlay_with_cpu(overlay, at_runs["ops_per_ms"], "at-runs")))
             for profile, tag in profiles:
-                print(f"\n## predicted from {profile}\n", flush=True)
-                result[f"local{tag}"] = local_report(args, args.out, runs, overlay, profile, tag)
-                result[f"self_check{tag}"] = self_check(args, args.out, overlay, profile, tag)
+                for ctag, ov in overlays:
+                    print(f"\n## predicted from {profile}" + (f", this host's CPU reference {at_runs['ops_per_ms']} "
+                          "statements/ms (timed beside the runs)" if ctag else ", host CPU as the recording machine's")
+                          + "\n", flush=True)
+                    result[f"local{tag}{ctag}"] = local_report(args, args.out, runs, ov, profile, tag + ctag)
+                result[f"self_check{tag}"] = self_check(args, args.out, overlays[0][1], profile, tag)
             print("\n## the log flush as PostgreSQL saw it\n")
             result["wal"] = wal_table(args, runs)
         if args.emulated:

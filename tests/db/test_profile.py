@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import tomllib
 from pathlib import Path
@@ -97,6 +98,11 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     assert 0.9 <= c["wal_syncs_per_txn"][0] <= 1.5
     assert all(x <= c["wal_syncs_per_txn"][0] * 1.2 for x in c["wal_syncs_per_txn"][1:])
     assert "--profile-out" in p["provenance"]["command"]
+    # storlab's CPU reference, timed before the sweep (7 trials) and after
+    # each of its counts (3): the median of them all.
+    ref = p["provenance"]["cpu_reference"]
+    assert ref["basis"] == "storlab-cpu-reference" and len(ref["trials"]) == 7 + 3 * len(c["vus"])
+    assert ref["ops_per_ms"] == pytest.approx(statistics.median(ref["trials"]), abs=0.01) and ref["ops_per_ms"] > 0
     assert not (where / "pg").exists()
     # The penalty: one multiplier per count, within the bisection's bounds,
     # with which the model on the recording machine (its vCPUs, the durable

@@ -99,11 +99,13 @@ def disk_cmd(
                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
-        flush = None
+        flush = cpu = None
         if calibrate_out is not None and not rec["interrupted"]:
+            from storlab import cpuref
             from storlab.calibrate import flush_probe
 
             flush = flush_probe(path)
+            cpu = cpuref.measure()
     if emulate:
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
@@ -115,12 +117,12 @@ def disk_cmd(
         from storlab.errors import ScenarioError
 
         try:
-            text, summary = machine_overlay(rec, "this run", flush)
+            text, summary = machine_overlay(rec, "this run", flush, cpu)
         except ScenarioError as e:
             overlay_error = e  # raised once the results are printed: the measurement is not lost
         else:
             write_atomically(calibrate_out, text)
-            err.print(f"{summary['device']} → {calibrate_out} (load it with --catalog)")
+            err.print(f"{summary['device']} and {summary['host']} → {calibrate_out} (load it with --catalog)")
     if report is not None:
         from storlab.cli.report import write_report_of
 

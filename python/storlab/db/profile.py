@@ -633,8 +633,11 @@ def before_sweep(managed: Any, synchronous_commit: str = "on") -> None:
 
 def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
            run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
-           warehouses: int, commit_every: int, disk: dict[str, Any]) -> dict[str, Any]:
-    """After the sweep: the miss-ratio runs, then the profile written to `path`."""
+           warehouses: int, commit_every: int, disk: dict[str, Any],
+           cpu_reference: dict[str, Any] | None = None) -> dict[str, Any]:
+    """After the sweep: the miss-ratio runs, then the profile written to `path`.
+    `cpu_reference`: storlab's CPU reference timed during the sweep
+    (`cpuref.measure`), which the profile carries in its provenance."""
     kind = wspec["kind"]
     # The data size per scale unit: for the insert storm at the end (every
     # row in); otherwise after the sweep's first run, as near the loaded
@@ -667,6 +670,8 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     server = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
     prov = provenance(server, scale=scale, vus=swept, disk=disk_text)
+    if cpu_reference:
+        prov["cpu_reference"] = cpu_reference
     prof = build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,
                  mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run, read_only=read_only_types(wspec))
     if outside is not None:
