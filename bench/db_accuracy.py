@@ -8,8 +8,7 @@ On this machine (default):
    file system the database uses): a catalog overlay with the device
    `local/measured/<hostname>` (caps and QD1 latency measured here) and a
    host `local/host/<hostname>` with this machine's vCPUs and memory from
-   /proc and its speed on storlab's CPU reference (python/storlab/cpuref.py;
-   the catalog's `local/host/server` has none of these);
+   /proc (the catalog's `local/host/server` has neither);
 2. `storlab bench db --workload tpcc --db managed-postgres` runs at each
    warehouse count (default 4 and 8) over the VU counts (default the √2
    steps 1, 2, 3, 4, 6, 8, 11), in rounds that alternate the warehouse
@@ -24,12 +23,11 @@ On this machine (default):
    databases — as the OS page cache does in the measured runs (the database
    reads nothing from the disk there: see `read_bytes` in the records);
 4. a table: point, measured median [min–max], predicted, error, within
-   ±15 %, and the tipping points (within one √2 step?) — twice: with the
-   host's CPU taken as fast as the recording machine's, and with this
-   host's CPU reference timed beside the runs (before each warehouse
-   count's sweep; the median of those trials), which the model puts beside
-   the profile's own (a profile recorded before the reference existed has
-   none, and both tables then agree).
+   ±15 %, and the tipping points (within one √2 step?); and storlab's CPU
+   reference (python/storlab/cpuref.py) timed before each warehouse
+   count's sweep, to put beside the one a recorded profile carries (the
+   machine's speed at the runs and at the recording; the model does not
+   use either).
 
 With `--emulated`: the same profile on emulated volumes (`bench db --emulate`)
 — gp2 after its burst (`bursting = "none"`: the 3 IOPS/GiB baseline), io1
@@ -79,7 +77,6 @@ import contextlib
 import json
 import math
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -138,18 +135,6 @@ def calibrate(out: Path, db_dir: Path) -> Path:
     (out / "calibration-bench-disk.json").write_text(json.dumps(rec, indent=1) + "\n")
     return overlay
 
-
-def overlay_with_cpu(overlay: Path, ops_per_ms: float | None, tag: str) -> Path:
-    """The calibration's overlay with this machine's CPU speed replaced by
-    `ops_per_ms` (storlab's CPU reference timed beside the runs), or left
-    out (None: the model takes the host as fast as the recording machine)."""
-    text = re.sub(r"(?m)^cpu_speed(_basis)? = .*\n", "", overlay.read_text())
-    if ops_per_ms is not None:
-        text = text.rstrip("\n") + (f'\ncpu_speed = {{ value = {ops_per_ms}, note = "storlab\'s CPU reference, '
-                                    f'timed beside the measured runs" }}\ncpu_speed_basis = "{cpuref.BASIS}"\n')
-    path = overlay.with_name(f"{overlay.stem}-cpu-{tag}.toml")
-    path.write_text(text)
-    return path
 
 
 # -- measuring ------------------------------------------------------------
@@ -617,21 +602,18 @@ def main() -> None:
                 r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
                 r["wal"] = {int(k): v for k, v in r.get("wal", {}).items()}
             args.vus = sorted({v for r in runs for v in r["nopm"]})
-            # The model with the host's CPU speed left out (as fast as the
-            # recording machine), and, where the runs timed storlab's CPU
-            # reference, with the median of those trials as this host's.
-            at_runs = cpuref.combine(*[r["cpu_reference"] for r in runs if r.get("cpu_reference")])
-            result["cpu_reference_at_runs"] = at_runs
-            overlays = [("", overlay_with_cpu(overlay, None, "none"))]
-            if at_runs:
-                overlays.append(("-cpu", overlay_with_cpu(overlay, at_runs["ops_per_ms"], "at-runs")))
+            # storlab's CPU reference, timed before each sweep, beside the
+            # one each profile timed before its own: the machine's speed at
+            # the runs and at the recordings (reported, not used by the model).
+            trials = [t for r in runs for t in (r.get("cpu_reference") or {}).get("trials", [])]
+            if trials:
+                result["cpu_reference_at_runs"] = {"ops_per_ms": statistics.median(trials), "trials": trials}
+                print(f"\nstorlab's CPU reference: {statistics.median(trials):.1f} statements/ms at the runs "
+                      f"(median of {len(trials)} trials, {min(trials):.0f}–{max(trials):.0f})", flush=True)
             for profile, tag in profiles:
-                for ctag, ov in overlays:
-                    print(f"\n## predicted from {profile}" + (f", this host's CPU reference {at_runs['ops_per_ms']} "
-                          "statements/ms (timed beside the runs)" if ctag else ", host CPU as the recording machine's")
-                          + "\n", flush=True)
-                    result[f"local{tag}{ctag}"] = local_report(args, args.out, runs, ov, profile, tag + ctag)
-                result[f"self_check{tag}"] = self_check(args, args.out, overlays[0][1], profile, tag)
+                print(f"\n## predicted from {profile}\n", flush=True)
+                result[f"local{tag}"] = local_report(args, args.out, runs, overlay, profile, tag)
+                result[f"self_check{tag}"] = self_check(args, args.out, overlay, profile, tag)
             print("\n## the log flush as PostgreSQL saw it\n")
             result["wal"] = wal_table(args, runs)
         if args.emulated:

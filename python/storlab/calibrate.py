@@ -301,38 +301,30 @@ def this_host() -> str:
     return re.sub(r"[^a-z0-9]+", "-", (platform.node() or "this-machine").lower()).strip("-") or "this-machine"
 
 
-def host_entry(host: str, cpu: dict[str, Any] | None) -> str:
+def host_entry(host: str) -> str:
     """This machine as a catalog host `local/host/<hostname>`: its vCPUs and
-    memory from /proc and, with `cpu` (`cpuref.measure`), its speed on
-    storlab's CPU reference, which the database model puts beside the
-    profile's (docs/dbmodel.md)."""
+    memory from /proc, so a scenario can put a database on this machine."""
     from storlab.db.profile import machine
 
     m = machine()
     gib = round(m["memory_bytes"] / 2**30, 2)
-    note = (f"vCPUs: os.cpu_count(); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"
-            + (f"; CPU speed: {cpu['method']} (trials {', '.join(f'{v:g}' for v in cpu['trials'])})" if cpu else ""))
+    note = f"vCPUs: os.cpu_count(); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"
     lines = [
-        "", "[source.this-machine]", 'url = "this machine: /proc and storlab\'s CPU reference"',
+        "", "[source.this-machine]", 'url = "this machine: /proc"',
         f"date = {_toml_str(date.today().isoformat())}", 'status = "measured"', f"note = {_toml_str(note)}", "",
         "[[host]]", f'id = "local/host/{host}"',
         f"title = {_toml_str('This machine, %s (%d vCPUs, %g GiB)' % (host, m['cpus'], gib))}",
         'src = "this-machine"', 'kind = "local"', f"vcpus = {m['cpus']}", f"memory_gib = {gib}",
     ]
-    if cpu:
-        lines += [f"cpu_speed = {{ value = {cpu['ops_per_ms']}, note = \"statements per ms of storlab's CPU reference\" }}",
-                  f"cpu_speed_basis = {_toml_str(cpu['basis'])}"]
     return "\n".join(lines) + "\n"
 
 
-def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] | None = None,
-                    cpu: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] | None = None) -> tuple[str, dict[str, Any]]:
     """`bench disk --calibrate-out`: this machine's disk as a `local/…`
     device whose caps are the measured rates (the best random IOPS and
     sequential throughput per direction) and whose latency is fitted to the
     QD1 jobs; `flush` (from `flush_probe`) adds its durable-write latency;
-    and this machine as a host `local/host/<hostname>` (`host_entry`), its
-    CPU speed from `cpu`."""
+    and this machine as a host `local/host/<hostname>` (`host_entry`)."""
     import shutil
 
     jobs = _from_record(rec)
@@ -361,6 +353,5 @@ def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] 
                   + (f"; durable writes: {flush['writes']:.0f} × (8 KiB write + fdatasync) in a preallocated 16 MiB file"
                      if flush else ""))
     key = f"measured-{host}"
-    text = overlay([dev_id], lat, provenance, key, d) + host_entry(host, cpu)
-    return text, {"device": dev_id, "host": f"local/host/{host}", "latency": lat, "jobs": used, **d,
-                  "cpu_speed": cpu["ops_per_ms"] if cpu else None}
+    text = overlay([dev_id], lat, provenance, key, d) + host_entry(host)
+    return text, {"device": dev_id, "host": f"local/host/{host}", "latency": lat, "jobs": used, **d}

@@ -10,11 +10,8 @@ import io
 import json
 import math
 import tomllib
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
 
 GP3 = """
 [workload]
@@ -226,17 +223,14 @@ device = "{dev['id']}"
 
 
 @pytest.mark.slow
-def test_calibrate_out_writes_this_machine_as_a_host_with_its_cpu_reference(storlab, scenario, tmp_path):
+def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path):
     """`bench disk --calibrate-out` also writes this machine as a host:
-    vCPUs (os.cpu_count), memory (MemTotal of /proc/meminfo) and its speed
-    on storlab's CPU reference, the median of the trials its note lists.
-    The database model puts that speed beside a profile's: a profile whose
-    machine ran the reference twice as fast takes twice the CPU a
-    transaction here, so at 8 users on these 2 vCPUs, where the CPU is
-    saturated (throughput = vCPUs / CPU a transaction), NOPM halves."""
+    its vCPUs (os.cpu_count) and memory (MemTotal of /proc/meminfo), so a
+    database scenario can run on this machine's disk and CPUs. With every
+    page cached and the shipped TPC-C profile at 8 users, the model's CPU
+    is what binds on 2 vCPUs (the recorded penalty makes 8 users cost
+    ×1.49 a transaction): near 100 % busy."""
     import os
-    import re
-    import statistics
 
     from storlab.calibrate import this_host
 
@@ -248,25 +242,13 @@ def test_calibrate_out_writes_this_machine_as_a_host_with_its_cpu_reference(stor
     assert r.returncode == 0, r.stderr
     cat = tomllib.loads(out.read_text())
     host = cat["host"][0]
-    assert host["id"] == f"local/host/{this_host()}"
+    assert host["id"] == f"local/host/{this_host()}" and cat["source"][host["src"]]["status"] == "measured"
     assert host["vcpus"] == os.cpu_count()
     mem_kib = int(open("/proc/meminfo").read().split()[1])
     assert abs(host["memory_gib"] - mem_kib / 2**20) < 0.01
-    assert host["cpu_speed_basis"] == "storlab-cpu-reference"
-    trials = [float(x) for x in re.search(r"\(trials ([^)]*)\)", cat["source"][host["src"]]["note"]).group(1).split(", ")]
-    assert len(trials) == 7 and host["cpu_speed"]["value"] == pytest.approx(statistics.median(trials), abs=0.01)
-
-    speed = host["cpu_speed"]["value"]
-    shipped = (ROOT / "python/storlab/profiles/tpcc-postgresql.toml").read_text()
-    assert "cpu_reference" not in shipped
-    faster = shipped.replace("[provenance]\n", f'[provenance]\ncpu_reference = {{ ops_per_ms = {2 * speed}, '
-                             'basis = "storlab-cpu-reference" }\n', 1)
-    (tmp_path / "faster.toml").write_text(faster)
-    nopm = {}
-    for name in ("tpcc-postgresql", str(tmp_path / "faster.toml")):
-        sc = scenario(f"""
+    sc = scenario(f"""
 [workload.database]
-profile = "{name}"
+profile = "tpcc-postgresql"
 scale = 2
 vus = [8]
 rampup_s = 2
@@ -277,14 +259,8 @@ host = "{host['id']}"
 role = "all"
 device = "{cat['device'][0]['id']}"
 """, "db.toml")
-        r = storlab("simulate", str(sc), "--json", "--catalog", str(out))
-        assert r.returncode == 0, r.stderr
-        rec = json.loads(r.stdout)
-        nopm[name] = rec["results"][0]["nopm"]
-        said = " ".join(rec["inputs"]["assumptions"])
-        if name == "tpcc-postgresql":
-            assert "no storlab CPU reference" in said, said
-        else:
-            assert "CPU per transaction × 2.00" in said, said
-            assert rec["results"][0]["cpu_utilization"] > 0.95
-    assert nopm[str(tmp_path / "faster.toml")] / nopm["tpcc-postgresql"] == pytest.approx(0.5, abs=0.03)
+    r = storlab("simulate", str(sc), "--json", "--catalog", str(out))
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)["results"][0]
+    if os.cpu_count() == 2:
+        assert res["cpu_utilization"] > 0.9 and res["binding"].startswith("host CPU 2 vCPUs"), res["binding"]

@@ -157,14 +157,3 @@ def test_flush_cpu_is_the_sync_cost_at_one_user_over_its_syncs():
     # No sync counts (an older recording) or no one-user point: nothing to split.
     assert profile.flush_cpu({"vus": [1, 2], "cpu_us_per_txn": [500.0, 600.0]}, 410.0) == 0.0
     assert profile.flush_cpu({"vus": [2, 4], "cpu_us_per_txn": [500.0, 600.0], "wal_syncs_per_txn": [0.9, 0.8]}, 410.0) == 0.0
-
-
-def test_cpu_reference_trials_combine_into_their_median():
-    """Trials from before a sweep and after each count: the median of all
-    of them (1, 2, 3, 4, 10 → 3), not the median of the medians."""
-    from storlab import cpuref
-
-    got = cpuref.combine({"trials": [1.0, 3.0]}, {"trials": [2.0, 10.0, 4.0]})
-    assert got["ops_per_ms"] == 3.0 and sorted(got["trials"]) == [1.0, 2.0, 3.0, 4.0, 10.0]
-    assert got["basis"] == "storlab-cpu-reference" and "median of 5 trials" in got["method"]
-    assert cpuref.combine() == {}

@@ -10,7 +10,7 @@
 //! `log`, else `all`, else the data pool (said under `warnings`). The
 //! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
 
-use crate::db::{cpu_scale, run_db_with, DbParams, DbResult, CPU_REFERENCE_BASIS, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
+use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
 use crate::SimError;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -175,14 +175,8 @@ pub fn simulate_database(
         let data_bytes = db.profile.data_bytes(db.scale);
         let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
         let gib = |b: f64| b / (1u64 << 30) as f64;
-        let scale = cpu_scale(&db.profile, dep.host.cpu_speed, dep.host.cpu_speed_basis.as_deref());
-        let cpu_text = match scale {
-            Some(s) => format!("the profile's CPU per transaction × {s:.2}: the recording machine ran storlab's CPU reference at {:.1} statements/ms, this host at {:.1}", s * dep.host.cpu_speed.unwrap_or(0.0), dep.host.cpu_speed.unwrap_or(0.0)),
-            None if dep.host.cpu_speed_basis.as_deref() == Some(CPU_REFERENCE_BASIS) => "host CPU taken as fast as the recording machine's: the profile has no storlab CPU reference (record it again to carry one)".to_string(),
-            None => "host CPU taken as fast as the recording machine's: no CPU reference for this host (storlab bench disk --calibrate-out measures this machine's)".to_string(),
-        };
         assumptions.push(format!(
-            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {cpu_text}",
+            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; host CPU speed 1.0 × the recording machine's (no CPU speed figures in the catalog)",
             dep.name,
             gib(cache_bytes),
             if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
@@ -207,7 +201,6 @@ pub fn simulate_database(
                 usl: db.usl,
                 random_homes: db.random_homes,
                 writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
-                cpu_scale: scale.unwrap_or(1.0),
             };
             let base = done_s;
             let r = run_db_with(dep, &db.profile, &params, &lats, &mut |t| progress(((base + t) / planned).min(1.0)));

@@ -5,8 +5,7 @@
 //! 0. spends the profile's time outside the server (the client's round
 //!    trip, measured at one user on the recording machine) — a delay, no CPU;
 //! 1. takes CPU on the host's vCPUs — a multi-server station, first come
-//!    first served — for `cpu_us` × `cpu_scale` (the host's CPU against the recording
-//!    machine's, by storlab's CPU reference) × the USL
+//!    first served — for `cpu_us` × the host's relative CPU speed × the USL
 //!    factor at N users (the profile's contention and coherency), so
 //!    throughput falls past the profile's peak; as it starts on a vCPU it
 //!    locks the type's hot rows (`row_locks`: TPC-C's warehouse and district
@@ -58,10 +57,9 @@ pub const FLUSHER_PERIOD_S: f64 = 5.0;
 /// Share of host memory left to the database's cache when none is given
 /// (the rest: the OS, connections, work memory).
 pub const DB_MEMORY_SHARE: f64 = 0.75;
-/// The basis of a host's `cpu_speed` that a profile's machine can be put
-/// beside: storlab's CPU reference (python/storlab/cpuref.py), statements
-/// per millisecond of CPU of a fixed in-memory SQLite workload.
-pub const CPU_REFERENCE_BASIS: &str = "storlab-cpu-reference";
+/// The host's CPU speed relative to the recording machine. The catalog has
+/// no CPU speed figures yet, so every host counts as the recording machine.
+pub const HOST_CPU_SPEED: f64 = 1.0;
 const PAGE: f64 = 8192.0;
 const MAX_LOG_WRITE: f64 = 1048576.0;
 /// How long a dirty data page stays in memory before it is written, when a
@@ -102,21 +100,6 @@ pub struct DbParams {
     /// Age at which a dirtied data page is written on the data pool, s
     /// (`WRITEBACK_DELAY_S` by default: 0, taken at the flusher's next wake-up).
     pub writeback_delay_s: f64,
-    /// The profile's server CPU times this: the recording machine's CPU
-    /// reference over the host's (`cpu_scale`), 1.0 where either is unknown.
-    pub cpu_scale: f64,
-}
-
-/// The factor on a profile's CPU per transaction on a host: the recording
-/// machine's `cpu_reference.ops_per_ms` (the profile's provenance) over the
-/// host's `cpu_speed` on the same basis — 2.0 where the host runs the
-/// reference at half the speed. None where the profile or the host has no
-/// figure on storlab's basis (the model then takes the host as fast as the
-/// recording machine, and says so).
-pub fn cpu_scale(profile: &Profile, host_speed: Option<f64>, host_basis: Option<&str>) -> Option<f64> {
-    let recorded = profile.provenance.get("cpu_reference").and_then(|r| r.get("ops_per_ms")).and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))?;
-    let host = host_speed.filter(|_| host_basis == Some(CPU_REFERENCE_BASIS))?;
-    (recorded > 0.0 && host > 0.0).then(|| recorded / host)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -311,7 +294,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let outside = profile.concurrency.outside_us.max(0.0) * 1e-6;
     // A flush's own CPU, taken out of the writing transactions' CPU.
     let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
-    let flush_cpu = flush_cpu_us * 1e-6 * p.cpu_scale;
+    let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
@@ -510,7 +493,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     usl_sum += usl;
                     usl_n += 1;
                 }
-                let demand = (tp.cpu_us - flush_cpu_us * tp.commits).max(0.0) * 1e-6 * p.cpu_scale * usl;
+                let demand = (tp.cpu_us - flush_cpu_us * tp.commits).max(0.0) * 1e-6 * HOST_CPU_SPEED * usl;
                 cpu_demand[v] = demand;
                 cpu_queue.push_back((v, t, demand));
             } else if vu.cpu_pending {

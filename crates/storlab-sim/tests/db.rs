@@ -5,7 +5,7 @@ use storlab_model::deployment::resolve_all;
 use storlab_model::latency::LogNormal;
 use storlab_model::scenario::ScenarioFile;
 use storlab_model::Deployment;
-use storlab_sim::db::{cpu_scale, run_db, simulate_db, DbParams, CPU_REFERENCE_BASIS};
+use storlab_sim::db::{run_db, simulate_db, DbParams};
 use storlab_sim::dist::ServiceTime;
 use storlab_sim::engine::Latencies;
 use storlab_workload::profile::Profile;
@@ -77,7 +77,7 @@ fn all_gp3(size_gib: u32) -> Deployment {
 }
 
 fn params(vus: u32) -> DbParams {
-    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0, cpu_scale: 1.0 }
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0 }
 }
 
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
@@ -210,31 +210,6 @@ fn throughput_is_flat_past_cpu_saturation_and_falls_by_the_usl_factor() {
     let mut p = params(8);
     p.usl = Some((0.0, 0.0));
     assert!((simulate_db(&cat, &dep, &usl, &p).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
-}
-
-// storlab's CPU reference: a profile recorded where the reference ran at
-// 150 statements/ms, on a host that runs it at 75, takes twice the CPU a
-// transaction: 2 × 1,000 µs on 2 vCPUs = 1,000 transactions/s = 60,000 TPM
-// once the CPU is saturated (half the 120,000 at the recording machine's
-// speed). Without a figure on storlab's basis on either side: 1.0.
-#[test]
-fn a_host_half_as_fast_on_the_cpu_reference_takes_twice_the_profiles_cpu() {
-    let cat = common::catalog();
-    let dep = config("[configs.a]\nhost = \"aws/ec2/r5.large\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
-    let mut p = profile_with(1000.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    assert_eq!(cpu_scale(&p, Some(75.0), Some(CPU_REFERENCE_BASIS)), None, "a profile without a reference");
-    let reference: toml::Table = toml::from_str("ops_per_ms = 150.0\nbasis = \"storlab-cpu-reference\"").unwrap();
-    p.provenance.insert("cpu_reference".into(), toml::Value::Table(reference));
-    assert_eq!(cpu_scale(&p, Some(75.0), Some(CPU_REFERENCE_BASIS)), Some(2.0));
-    assert_eq!(cpu_scale(&p, Some(2.3), Some("azure-acu/100")), None, "another basis");
-    assert_eq!(cpu_scale(&p, None, None), None);
-    let at = |scale: f64| {
-        let mut q = params(8);
-        q.cpu_scale = scale;
-        simulate_db(&cat, &dep, &p, &q).unwrap().tpm
-    };
-    assert!((at(1.0) / 120_000.0 - 1.0).abs() < 0.01, "{}", at(1.0));
-    assert!((at(2.0) / 60_000.0 - 1.0).abs() < 0.01, "{}", at(2.0));
 }
 
 // Storage alone: 100 page accesses at a miss ratio of 0.6 (1 GB of cache

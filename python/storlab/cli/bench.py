@@ -99,13 +99,11 @@ def disk_cmd(
                                      progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
-        flush = cpu = None
+        flush = None
         if calibrate_out is not None and not rec["interrupted"]:
-            from storlab import cpuref
             from storlab.calibrate import flush_probe
 
             flush = flush_probe(path)
-            cpu = cpuref.measure()
     if emulate:
         rec = emulated.stamp(rec, emulate)
     for w in rec["warnings"]:
@@ -117,7 +115,7 @@ def disk_cmd(
         from storlab.errors import ScenarioError
 
         try:
-            text, summary = machine_overlay(rec, "this run", flush, cpu)
+            text, summary = machine_overlay(rec, "this run", flush)
         except ScenarioError as e:
             overlay_error = e  # raised once the results are printed: the measurement is not lost
         else:

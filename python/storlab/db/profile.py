@@ -636,7 +636,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
            warehouses: int, commit_every: int, disk: dict[str, Any],
            cpu_reference: dict[str, Any] | None = None) -> dict[str, Any]:
     """After the sweep: the miss-ratio runs, then the profile written to `path`.
-    `cpu_reference`: storlab's CPU reference timed during the sweep
+    `cpu_reference`: storlab's CPU reference timed just before the sweep
     (`cpuref.measure`), which the profile carries in its provenance."""
     kind = wspec["kind"]
     # The data size per scale unit: for the insert storm at the end (every

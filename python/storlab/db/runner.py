@@ -283,13 +283,13 @@ def bench_db(
                 run["host_cpu"] = dbprofile.host_cpu_since(h0)
             return run
 
-        # A recording times storlab's CPU reference before the sweep and
-        # after each count, so the profile carries its machine's speed over
-        # the same minutes as its CPU per transaction.
-        cpu_refs: list[dict[str, Any]] = []
+        # A recording times storlab's CPU reference just before its sweep,
+        # with the server idle: the machine's speed at the hour of the
+        # recording, beside the CPU per transaction it recorded.
+        cpu_ref: dict[str, Any] = {}
         if recording is not None:
             dbprofile.before_sweep(database.managed)
-            cpu_refs.append(cpuref.measure())
+            cpu_ref = cpuref.measure()
         for v in steps_vus:
             for k in range(repeat):
                 run = run_one(v, k, ramp_s, dur_s, check and v == steps_vus[-1] and k == repeat - 1)
@@ -300,15 +300,13 @@ def bench_db(
                     break
             if interrupted:
                 break
-            if recording is not None:
-                cpu_refs.append(cpuref.measure(3))
             if auto and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
                 break
         if recording is not None and runs and not interrupted:
             profile_info = dbprofile.record(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
                 rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
-                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpuref.combine(*cpu_refs))
+                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref)
     from storlab.api import _finish
 
     rec = record()
