@@ -13,6 +13,29 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
+# A database scenario (`[workload.database]`) for the tests of the database
+# model: TPC-C at a scale and VU counts, 1 s + 10 s windows, on `configs`
+# (by default an r5.large with a data and a log gp3).
+R5_LARGE = """
+[configs.gp3]
+host = "aws/ec2/r5.large"
+[[configs.gp3.pools]]
+role = "data"
+device = "aws/ebs/gp3"
+size_gib = 100
+[[configs.gp3.pools]]
+role = "log"
+device = "aws/ebs/gp3"
+size_gib = 50
+"""
+
+
+def db_scenario(profile: str = "tpcc-postgresql", scale: str = "10", vus: str = "[1, 2]", extra: str = "",
+                configs: str = R5_LARGE) -> str:
+    return (f'[workload.database]\nprofile = "{profile}"\nscale = {scale}\nvus = {vus}\nrampup_s = 1\n'
+            f"duration_s = 10\n{extra}\n{configs}")
+
+
 # A test run started under nohup, or as a background job of a shell without
 # job control, has SIGHUP or SIGINT ignored, and every storlab it starts
 # would inherit that (an ignored signal stays ignored across exec): the

@@ -227,11 +227,12 @@ def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path
     """`bench disk --calibrate-out` also writes this machine as a host:
     its vCPUs (os.cpu_count) and memory (MemTotal of /proc/meminfo), so a
     database scenario can run on this machine's disk and CPUs. With every
-    page cached and the shipped TPC-C profile at 8 users, the model's CPU
-    is what binds on 2 vCPUs (the recorded penalty makes 8 users cost
+    page cached and the shipped TPC-C profile at 8 users (1 s + 10 s
+    windows), the model's CPU is what binds on 2 vCPUs (the recorded penalty makes 8 users cost
     ×1.49 a transaction): near 100 % busy."""
     import os
 
+    from conftest import db_scenario
     from storlab.calibrate import this_host
 
     job = tmp_path / "qd.fio"
@@ -246,19 +247,8 @@ def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path
     assert host["vcpus"] == os.cpu_count()
     mem_kib = int(open("/proc/meminfo").read().split()[1])
     assert abs(host["memory_gib"] - mem_kib / 2**20) < 0.01
-    sc = scenario(f"""
-[workload.database]
-profile = "tpcc-postgresql"
-scale = 2
-vus = [8]
-rampup_s = 2
-duration_s = 20
-[configs.here]
-host = "{host['id']}"
-[[configs.here.pools]]
-role = "all"
-device = "{cat['device'][0]['id']}"
-""", "db.toml")
+    here = f'[configs.here]\nhost = "{host["id"]}"\n[[configs.here.pools]]\nrole = "all"\ndevice = "{cat["device"][0]["id"]}"\n'
+    sc = scenario(db_scenario(scale="2", vus="[8]", configs=here), "db.toml")
     r = storlab("simulate", str(sc), "--json", "--catalog", str(out))
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)["results"][0]

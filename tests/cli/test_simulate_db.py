@@ -16,7 +16,7 @@ import tomllib
 
 import pytest
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, R5_LARGE, ROOT, db_scenario
 
 # One transaction type: 1 ms of CPU, no page reads, no commit flush, no
 # dirtied pages, no concurrency penalty. On an r5.large's 2 vCPUs one user
@@ -47,25 +47,6 @@ miss_ratio = [0.2, 0.0]
 alpha = 0.0
 beta = 0.0
 """
-
-R5_LARGE = """
-[configs.gp3]
-host = "aws/ec2/r5.large"
-[[configs.gp3.pools]]
-role = "data"
-device = "aws/ebs/gp3"
-size_gib = 100
-[[configs.gp3.pools]]
-role = "log"
-device = "aws/ebs/gp3"
-size_gib = 50
-"""
-
-
-def db_scenario(profile: str = "tpcc-postgresql", scale: str = "10", vus: str = "[1, 2]", extra: str = "",
-                configs: str = R5_LARGE) -> str:
-    return (f'[workload.database]\nprofile = "{profile}"\nscale = {scale}\nvus = {vus}\nrampup_s = 1\n'
-            f"duration_s = 10\n{extra}\n{configs}")
 
 
 def run_json(storlab, path) -> dict:
