@@ -258,7 +258,11 @@ def test_sweep_with_repeats_reports_mean_and_spread(storlab, where):
     rec = bench(storlab, "--workload", str(TPCB), "--db", "sqlite", "--dir", str(where / "sw"), "--vus", "1,2",
                 "--repeat", "2", "--duration", "1.5", "--rampup", "0")
     assert [s["vus"] for s in rec["steps"]] == [1, 2]
-    assert len(rec["runs"]) == 4
+    # A list of counts runs in rounds: 1, 2, then 1, 2 again, each run
+    # starting after the one before it.
+    assert [(r["vus"], r["repeat"]) for r in rec["runs"]] == [(1, 1), (2, 1), (1, 2), (2, 2)]
+    starts = [r["started_unix_s"] for r in rec["runs"]]
+    assert starts == sorted(starts)
     for s in rec["steps"]:
         mine = [r["tpm_client"] for r in rec["runs"] if r["vus"] == s["vus"]]
         assert s["repeats"] == 2

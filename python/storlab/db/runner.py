@@ -290,17 +290,23 @@ def bench_db(
         if recording is not None:
             dbprofile.before_sweep(database.managed)
             cpu_ref = cpuref.measure()
-        for v in steps_vus:
-            for k in range(repeat):
-                run = run_one(v, k, ramp_s, dur_s, check and v == steps_vus[-1] and k == repeat - 1)
-                run["repeat"] = k + 1
-                runs.append(run)
-                if run.get("interrupted"):
-                    interrupted = True
-                    break
-            if interrupted:
+        # A list of counts runs in rounds (each count once, then again): a
+        # slow spell of a noisy machine, or the tables the runs grow, then
+        # fall on every count alike rather than on all of one count's
+        # repeats. An automatic sweep goes count by count, since whether it
+        # goes on depends on each count's result.
+        if auto:
+            order = [(v, k) for v in steps_vus for k in range(repeat)]
+        else:
+            order = [(v, k) for k in range(repeat) for v in steps_vus]
+        for i, (v, k) in enumerate(order):
+            run = run_one(v, k, ramp_s, dur_s, check and i == len(order) - 1)
+            run["repeat"] = k + 1
+            runs.append(run)
+            if run.get("interrupted"):
+                interrupted = True
                 break
-            if auto and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
+            if auto and k == repeat - 1 and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
                 break
         if recording is not None and runs and not interrupted:
             profile_info = dbprofile.record(
