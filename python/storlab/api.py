@@ -176,7 +176,9 @@ def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
     system and device under `path`."""
     import platform
 
-    info: dict[str, Any] = {"kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    from storlab.db.profile import usable_cpus
+
+    info: dict[str, Any] = {"kernel": platform.release(), "machine": platform.machine(), "cpus": usable_cpus()}
     try:
         with open("/proc/meminfo") as f:
             info["memory_bytes"] = int(f.readline().split()[1]) * 1024

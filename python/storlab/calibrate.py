@@ -308,7 +308,7 @@ def host_entry(host: str) -> str:
 
     m = machine()
     gib = round(m["memory_bytes"] / 2**30, 2)
-    note = f"vCPUs: os.cpu_count(); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"
+    note = f"vCPUs: the CPUs storlab may run on (its affinity); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"
     lines = [
         "", "[source.this-machine]", 'url = "this machine: /proc"',
         f"date = {_toml_str(date.today().isoformat())}", 'status = "measured"', f"note = {_toml_str(note)}", "",

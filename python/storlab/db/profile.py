@@ -270,8 +270,17 @@ def cpu_per_txn(run: dict[str, Any]) -> float:
     return cpu / n * 1e6
 
 
+def usable_cpus() -> int:
+    """The CPUs this process, and the server it starts, may run on: its
+    affinity (`taskset`, a cgroup's cpuset), not every CPU of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 0
+
+
 def machine() -> dict[str, Any]:
-    m: dict[str, Any] = {"cpus": os.cpu_count() or 0, "cpu_model": "", "memory_bytes": 0, "kernel": platform.release()}
+    m: dict[str, Any] = {"cpus": usable_cpus(), "cpu_model": "", "memory_bytes": 0, "kernel": platform.release()}
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
