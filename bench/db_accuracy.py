@@ -567,6 +567,8 @@ def main() -> None:
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
+    ap.add_argument("--tags", default="-before,-after",
+                    help="with --predict-only --record: predict from profile<TAG>.toml in --out for each tag")
     ap.add_argument("--record", action="store_true",
                     help="record the profile anew before and after the measured runs and predict from each")
     ap.add_argument("--append", action="store_true",
@@ -585,7 +587,7 @@ def main() -> None:
             if args.record and not args.predict_only:
                 profiles = [(str(record_profile(args, args.out, "profile-before")), "-before")]
             elif args.record:
-                profiles = [(str(args.out / f"profile{t}.toml"), t) for t in ("-before", "-after")]
+                profiles = [(str(args.out / f"profile{t}.toml"), t) for t in args.tags.split(",")]
             if args.predict_only:
                 runs = json.loads((args.out / "measured-runs.json").read_text())
                 for r in runs:

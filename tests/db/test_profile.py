@@ -57,7 +57,8 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     out = where / "insert.toml"
     env = dict(os.environ, PGPASSWORD="hunter2-not-to-be-seen")
     r = storlab("bench", "db", "--workload", "insert", "--db", "managed-postgres", "--dir", str(where / "pg"),
-                "--vus", "2", "--rows", "500", "--commit-every", "50", "--profile-out", str(out), "--json", env=env)
+                "--vus", "2", "--rows", "500", "--commit-every", "50", "--repeat", "2", "--profile-out", str(out), "--json",
+                env=env)
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["profile"]["path"] == str(out)
@@ -81,6 +82,13 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     assert 632 < p["data"]["bytes_per_scale_unit"] < 20_000
     c = p["concurrency"]
     assert c["vus"] == [1, 2, 4] and c["alpha"] >= 0 and c["beta"] >= 0
+    # Two rounds of the counts; each count's throughput the median (here the
+    # mean) of its two runs, its spread their sample standard deviation,
+    # |a − b| / √2.
+    assert [(r["vus"], r["repeat"]) for r in rec["runs"]] == [(1, 1), (2, 1), (4, 1), (1, 2), (2, 2), (4, 2)]
+    for n, x, sd in zip(c["vus"], c["throughput"], c["throughput_stdev"]):
+        a, b = (r["tpm_client"] / 60.0 for r in rec["runs"] if r["vus"] == n)
+        assert x == pytest.approx((a + b) / 2, rel=1e-4) and sd == pytest.approx(abs(a - b) / 2 ** 0.5, rel=1e-4, abs=1e-4)
     assert p["provenance"]["database"].startswith("PostgreSQL ")
     # The sweep runs at PostgreSQL's default, so a durable commit's CPU is
     # in the CPU per transaction (docs/profile.md).

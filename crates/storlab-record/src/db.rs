@@ -323,7 +323,9 @@ pub fn summarise_step(vus: u32, runs: &[&DbRun], metric: &str) -> SweepStep {
 fn value_and_noise(s: &SweepStep, metric: &str) -> (f64, f64) {
     let v = s.figures.get(metric).copied().unwrap_or(0.0);
     let sd = s.figures.get(&format!("{metric}_stdev")).copied().unwrap_or(0.0);
-    (v, if s.repeats > 1 && sd > 0.0 { 2.0 * sd } else { 0.05 * v })
+    // A step's spread: its repeats' (bench db), or the one a simulated
+    // step carries from its profile's recording; 5 % where there is none.
+    (v, if sd > 0.0 { 2.0 * sd } else { 0.05 * v })
 }
 
 /// The virtual-user count past which `metric` stops rising beyond the

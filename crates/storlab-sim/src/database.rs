@@ -157,6 +157,14 @@ pub fn simulate_database(
         ));
     }
 
+    if c.throughput_stdev.len() == c.vus.len() && c.throughput.len() == c.vus.len() && c.throughput_stdev.iter().any(|&x| x > 0.0) {
+        let pts: Vec<String> = c.vus.iter().zip(c.throughput_stdev.iter().zip(&c.throughput)).map(|(n, (sd, x))| format!("{:.0} % at {n}", 100.0 * sd / x)).collect();
+        assumptions.push(format!(
+            "each prediction carries the recording's run-to-run spread at its user count ({} users, relative standard deviation of the repeats) as its standard deviation, and the tipping point takes twice it as the noise, as bench db does with repeats",
+            pts.join(", ")
+        ));
+    }
+
     'configs: for (ci, dep) in deps.iter().enumerate() {
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {
@@ -209,7 +217,13 @@ pub fn simulate_database(
             simulated_ios += r.events;
             let value = figure(&r, &db, metric);
             values.push(value);
-            steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures: BTreeMap::from([(metric.to_string(), round(value, 1))]) });
+            let mut figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
+            // The recording's run-to-run spread at this count, carried to
+            // the prediction: its tipping point takes it as the noise.
+            if let Some(sd) = db.profile.throughput_spread(f64::from(vus)).filter(|&s| s > 0.0) {
+                figures.insert(format!("{metric}_stdev"), round(value * sd, 1));
+            }
+            steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures });
             let interrupted = r.interrupted;
             if interrupted {
                 rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
@@ -324,15 +338,19 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
     let pools = pool_use(&r.pools);
     let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
     let tpm = round(r.tpm, 1);
+    let spread = db.profile.throughput_spread(f64::from(r.vus)).filter(|&s| s > 0.0);
     let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
     let job = DbJob {
         vus: r.vus,
         repeats: 1,
         nopm: (db.profile.metric == "nopm").then(|| round(r.nopm, 1)),
         tpm: Some(tpm),
+        nopm_stdev: spread.filter(|_| db.profile.metric == "nopm").map(|sd| round(r.nopm * sd, 1)),
+        tpm_stdev: spread.map(|sd| round(r.tpm * sd, 1)),
         txn,
         rows,
         rows_per_min: insert.then(|| round(rows_per_min(&r, db), 1)),
+        rows_per_min_stdev: spread.filter(|_| insert).map(|sd| round(rows_per_min(&r, db) * sd, 1)),
         commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),

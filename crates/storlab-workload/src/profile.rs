@@ -103,6 +103,13 @@ pub struct Usl {
     /// Client transactions per second at each of `vus`.
     #[serde(default)]
     pub throughput: Vec<f64>,
+    /// The run-to-run spread of `throughput` at each of `vus`: the sample
+    /// standard deviation of the recording's repeats (`--repeat`), 0 where
+    /// a count ran once. The model carries it, relative to the throughput,
+    /// to its prediction at each count, and the tipping point takes it as
+    /// the noise, as `bench db` takes its repeats'. Empty in older profiles.
+    #[serde(default)]
+    pub throughput_stdev: Vec<f64>,
     /// The server's CPU per transaction at each of `vus`, µs.
     #[serde(default)]
     pub cpu_us_per_txn: Vec<f64>,
@@ -224,6 +231,23 @@ impl Profile {
                 return Err(field("concurrency.penalty", format!("{x} — each multiplier must be above 0 (1 = no penalty)")));
             }
         }
+        if !c.throughput_stdev.is_empty() {
+            if c.throughput_stdev.len() != c.vus.len() || c.throughput.len() != c.vus.len() {
+                return Err(field(
+                    "concurrency.throughput_stdev",
+                    format!("{} values for {} counts in concurrency.vus and {} in concurrency.throughput — one per count", c.throughput_stdev.len(), c.vus.len(), c.throughput.len()),
+                ));
+            }
+            if c.vus.iter().any(|&n| !(n >= 1.0)) || c.vus.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(field("concurrency.vus", "counts must be at least 1 and ascend where concurrency.throughput_stdev is given".into()));
+            }
+            if let Some(x) = c.throughput_stdev.iter().find(|&&x| !(x.is_finite() && x >= 0.0)) {
+                return Err(field("concurrency.throughput_stdev", format!("{x} — a standard deviation is 0 or more")));
+            }
+            if let Some(x) = c.throughput.iter().find(|&&x| !(x.is_finite() && x > 0.0)) {
+                return Err(field("concurrency.throughput", format!("{x} — transactions per second above 0 where throughput_stdev is given")));
+            }
+        }
         let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
         for t in &p.transactions {
             for l in &t.row_locks {
@@ -263,17 +287,36 @@ impl Profile {
         if ys.is_empty() || ys.len() != xs.len() {
             return self.usl_factor(n);
         }
-        if n <= xs[0] {
-            return ys[0];
-        }
-        for i in 1..xs.len() {
-            if n <= xs[i] {
-                let w = (n.ln() - xs[i - 1].ln()) / (xs[i].ln() - xs[i - 1].ln());
-                return ys[i - 1] + w * (ys[i] - ys[i - 1]);
-            }
-        }
-        ys[ys.len() - 1]
+        per_count(xs, ys, n)
     }
+
+    /// The recording's run-to-run spread at `n` users, relative to its
+    /// throughput there (`throughput_stdev` / `throughput`), read as the
+    /// penalty is: linear in ln N between the counts, held past them.
+    /// None where the profile has no spread.
+    pub fn throughput_spread(&self, n: f64) -> Option<f64> {
+        let c = &self.concurrency;
+        if c.throughput_stdev.is_empty() || c.throughput_stdev.len() != c.vus.len() || c.throughput.len() != c.vus.len() {
+            return None;
+        }
+        let rel: Vec<f64> = c.throughput_stdev.iter().zip(&c.throughput).map(|(s, x)| s / x).collect();
+        Some(per_count(&c.vus, &rel, n))
+    }
+}
+
+/// `ys` at `n` from one value per count in `xs` (ascending): linear in
+/// ln N between the counts, the first value below them, the last above.
+fn per_count(xs: &[f64], ys: &[f64], n: f64) -> f64 {
+    if n <= xs[0] {
+        return ys[0];
+    }
+    for i in 1..xs.len() {
+        if n <= xs[i] {
+            let w = (n.ln() - xs[i - 1].ln()) / (xs[i].ln() - xs[i - 1].ln());
+            return ys[i - 1] + w * (ys[i] - ys[i - 1]);
+        }
+    }
+    ys[ys.len() - 1]
 }
 
 #[cfg(test)]
@@ -323,6 +366,23 @@ beta = 0.0005
         assert!(e.starts_with("p.toml: schema_version 2 is not supported") && !e.contains('\n'), "{e}");
         let e = Profile::from_toml("p.toml", &EXAMPLE.replace("share = 1.0", "share = 0.5")).unwrap_err().to_string();
         assert!(e.contains("transaction.share"), "{e}");
+    }
+
+    // Spreads of 50 and 200 tx/s on 1,000 and 2,000: 5 % at 1 user, 10 % at
+    // 4; at 2 users, halfway in ln N, 7.5 %; held past the ends.
+    #[test]
+    fn the_recordings_spread_is_relative_and_read_in_ln_n() {
+        let base = EXAMPLE.replace("alpha = 0.02", "alpha = 0.02\nvus = [1, 4]\nthroughput = [1000.0, 2000.0]");
+        let p = Profile::from_toml("p.toml", &base).unwrap();
+        assert_eq!(p.throughput_spread(2.0), None);
+        let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0, 200.0]")).unwrap();
+        assert!((p.throughput_spread(2.0).unwrap() - 0.075).abs() < 1e-12);
+        assert!((p.throughput_spread(1.0).unwrap() - 0.05).abs() < 1e-12);
+        assert!((p.throughput_spread(64.0).unwrap() - 0.1).abs() < 1e-12);
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.throughput_stdev: 1 values for 2 counts in concurrency.vus and 2 in concurrency.throughput — one per count");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0, -1.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.throughput_stdev: -1 — a standard deviation is 0 or more");
     }
 
     #[test]

@@ -376,6 +376,9 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
     # can be far off the others.
     vus = sorted(by_vus)
     thr = [statistics.median(by_vus[v]) for v in vus]
+    # Their spread, which the model carries to its predictions (the noise of
+    # their tipping point): the repeats' sample standard deviation.
+    thr_sd = [statistics.stdev(by_vus[v]) if len(by_vus[v]) > 1 else 0.0 for v in vus]
     cpu = [statistics.median(cpu_by_vus[v]) if v in cpu_by_vus else 0.0 for v in vus]
     alpha, beta = cpu_penalty_fit(vus, cpu)
     outside_us = 0.0
@@ -405,7 +408,7 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
         "mrc": {"cache_fraction": [p[0] for p in pts], "miss_ratio": non_increasing([p[1] for p in pts]),
                 "method": mrc_method},
         "concurrency": {"alpha": alpha, "beta": beta, "fit": "cpu_per_txn", "outside_us": outside_us, "vus": vus,
-                        "throughput": thr, "cpu_us_per_txn": cpu},
+                        "throughput": thr, "throughput_stdev": thr_sd, "cpu_us_per_txn": cpu},
         "transaction": txns,
     }
     for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus)):
