@@ -127,6 +127,10 @@ def test_the_recordings_spread_is_the_predictions_noise(storlab, scenario, tmp_p
     assert r4["tpm_stdev"] == pytest.approx(0.05 * r4["tpm"], rel=0.001)
     assert (rec["tipping_point"][0]["vus"], rec["tipping_point"][0]["reached"]) == (2, True)
     assert any("run-to-run spread" in a and "5 % at 4 users" in a for a in rec["inputs"]["assumptions"]), rec["inputs"]
+    # The table shows it beside each NOPM: 65,217 ±5 % at 4 users.
+    r = storlab("simulate", str(tmp_path / "b.toml"))
+    assert r.returncode == 0, r.stderr
+    assert f"{r4['nopm']:,.0f} ±5 %" in r.stdout, r.stdout
 
 
 def test_auto_sweep_steps_by_root_two_and_stops_two_steps_past_the_best(storlab, scenario, tmp_path):

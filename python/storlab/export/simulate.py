@@ -111,6 +111,12 @@ def _usd(v: float | None) -> str:
     return "—" if v is None else (f"${v:,.2f}" if v < 100 else f"${v:,.0f}")
 
 
+def _spread(v: float, sd: float | None) -> str:
+    """A predicted figure with the spread its profile's recording had there
+    (± one standard deviation, relative), where the profile has one."""
+    return f"{v:,.0f}" if not sd or not v else f"{v:,.0f} ±{100 * sd / v:.0f} %"
+
+
 def db_tables(record: dict[str, Any]) -> Group:
     """A database sweep: per config, one row per virtual-user count — NOPM,
     TPM, the main types' latency, CPU, each pool's IOPS, MB/s and use, and
@@ -133,10 +139,10 @@ def db_tables(record: dict[str, Any]) -> Group:
         for r in rows:
             row = [str(r["vus"])]
             if metric == "nopm":
-                row.append(f"{r['nopm']:,.0f}")
+                row.append(_spread(r["nopm"], r.get("nopm_stdev")))
             if metric == "rows_per_min":
-                row.append(f"{r['rows_per_min']:,.0f}")
-            row.append(f"{r['tpm']:,.0f}")
+                row.append(_spread(r["rows_per_min"], r.get("rows_per_min_stdev")))
+            row.append(_spread(r["tpm"], r.get("tpm_stdev")) if metric == "tpm" else f"{r['tpm']:,.0f}")
             for ty in types:
                 x = r["txn"].get(ty)
                 row.append("—" if x is None or not x["commits"] + x["rollbacks"] else f"{_lat(x['lat_p50_us'])} / {_lat(x['lat_p99_us'])}")
