@@ -60,7 +60,10 @@ profile recorded on another day mixes that drift into the error; the two
 recordings show how far the drift and the recorder's own spread move a
 prediction within one session. Each measured point also reports the WAL
 sync time PostgreSQL saw (io_profile.wal_sync_us) and the syncs per
-transaction.
+transaction. `--predict-only --record --tags=-before-spread,-after-spread`
+predicts the same runs again from `profile<TAG>.toml` in --out for each
+tag (bench/profile_spread.py writes such a copy of a profile recorded
+before `throughput_stdev`).
 
 Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
