@@ -48,7 +48,10 @@ With `--record --no-local --emulated` a profile is recorded on this
 machine's disk just before the emulated runs and once more after them, and
 the points are predicted from each besides the shipped profile (or
 --emu-profile), so the machine's drift between a recording and the runs
-stays out of the comparison as it does for the local points.
+stays out of the comparison as it does for the local points. Add
+`--passthrough` to record one more pair on the emulator's pass-through
+(`storlab emulate --no-caps`): the machine the emulated runs run on, its
+FUSE round trips included, without the volume's caps and latency.
 
 Beside the predictions, the model on the profile's own recorded points.
 
@@ -157,15 +160,25 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
 RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--repeat", "3", "--rampup", "3", "--duration", "20"]
 
 
-def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
+def record_profile(args: argparse.Namespace, out: Path, name: str, passthrough: bool = False) -> Path:
     """A profile recorded now, as the shipped one was (its provenance's
-    command), into OUT/NAME.toml; its run record beside it."""
+    command), into OUT/NAME.toml; its run record beside it. With
+    `passthrough`, the cluster sits on the emulator's pass-through
+    (`storlab emulate --no-caps --ram 16`: no caps, no latency, the same
+    FUSE round trips and page-cache bookkeeping as the emulated runs)."""
     path = out / f"{name}.toml"
     d = args.dir / name
     print(f"recording {path.name}: storlab bench db ... --profile-out (about 9 minutes)", flush=True)
     t0 = time.time()
+    extra: list[str] = []
+    env = None
+    if passthrough:
+        scen = out / "passthrough.toml"
+        scen.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=2, vus="[1]", rampup=3, duration=20))
+        extra = ["--emulate", f"{scen}:io1"]
+        env = {"STORLAB_EMULATE_OPTIONS": f"--no-caps --ram {EMU_RAM_GIB['io1']}"}
     rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
-                    *RECORD_ARGS, "--profile-out", str(path), "--json"])
+                    *RECORD_ARGS, *extra, "--profile-out", str(path), "--json"], env=env)
     (out / f"{name}-run.json").write_text(json.dumps(rec, indent=1) + "\n")
     print(f"  {time.time() - t0:.0f} s", flush=True)
     return path
@@ -569,6 +582,9 @@ def main() -> None:
     ap.add_argument("--emu-profile", default=PROFILE,
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
+    ap.add_argument("--passthrough", action="store_true",
+                    help="with --record --no-local --emulated: also record a profile on the emulator's pass-through "
+                         "(--no-caps) before and after the emulated runs, and predict from each")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
     ap.add_argument("--tags", default="-before,-after",
                     help="with --predict-only --record: predict from profile<TAG>.toml in --out for each tag")
@@ -625,14 +641,24 @@ def main() -> None:
             # With --record and --no-local: a profile recorded on this
             # machine's disk just before the emulated runs and one just
             # after, and the points predicted from each beside the shipped.
+            # With --passthrough, one on the emulator's pass-through before
+            # and after too: the emulated runs' machine, FUSE round trips
+            # included.
             recorded = args.record and args.no_local
             if recorded and not args.predict_only:
                 record_profile(args, args.out, "profile-before")
+                if args.passthrough:
+                    record_profile(args, args.out, "profile-before-passthrough", passthrough=True)
             print(f"\n## emulated, predicted from {args.emu_profile}\n", flush=True)
             result["emulated"] = emulated(args, args.out, args.emu_profile, measure=not args.predict_only)
             if recorded and not args.predict_only:
+                if args.passthrough:
+                    record_profile(args, args.out, "profile-after-passthrough", passthrough=True)
                 record_profile(args, args.out, "profile-after")
-            for tag in (("-before", "-after") if recorded else ()):
+            tags = ["-before", "-after"] + (["-before-passthrough", "-after-passthrough"] if args.passthrough else [])
+            if args.predict_only and args.tags != "-before,-after":
+                tags = args.tags.split(",")
+            for tag in (tags if recorded else ()):
                 profile = str(args.out / f"profile{tag}.toml")
                 print(f"\n## emulated, predicted from {profile}\n", flush=True)
                 result[f"emulated{tag}"] = emulated(args, args.out, profile, tag)
@@ -642,7 +668,7 @@ def main() -> None:
         if not args.predict_only:
             for w in args.warehouses + ["emu"]:
                 shutil.rmtree(args.dir / (f"w{w}" if w != "emu" else "emu"), ignore_errors=True)
-            for name in ("profile-before", "profile-after"):
+            for name in ("profile-before", "profile-after", "profile-before-passthrough", "profile-after-passthrough"):
                 shutil.rmtree(args.dir / name, ignore_errors=True)
             with contextlib.suppress(OSError):
                 args.dir.rmdir()
