@@ -22,6 +22,7 @@ latency. The machine must be otherwise quiet. Nothing here feeds the model.
 
     python bench/db_waits.py [--warehouses 4] [--vus 1,2,4,8,16] [--rampup 3] [--duration 20]
                              [--dir /var/tmp/storlab-db-waits] [--out FILE.json]
+                             [--emulate SCENARIO:CONFIG [--emulate-options "--ram 16"]]
 """
 
 from __future__ import annotations
@@ -73,8 +74,18 @@ def proc_counters(disk: str) -> tuple[float, list[int], list[int]]:
     return time.time(), cpu, [int(x) for x in ds]
 
 
-def sample(sock: Path, disk: str, stop: threading.Event, waits: list, seconds: list) -> None:
-    while not (sock / ".s.PGSQL.5432").exists():
+def find_sock(base: Path) -> Path | None:
+    """The managed cluster's socket folder under `base`: DIR/storlab-pg/sock,
+    or on an emulated volume (--emulate) inside the mount that `bench db`
+    makes under DIR."""
+    for sock in [base / "storlab-pg" / "sock", *sorted(base.glob("storlab-emulate-*/mnt-*/storlab-pg/sock"))]:
+        if (sock / ".s.PGSQL.5432").exists():
+            return sock
+    return None
+
+
+def sample(base: Path, disk: str, stop: threading.Event, waits: list, seconds: list) -> None:
+    while (sock := find_sock(base)) is None:
         if stop.wait(0.2):
             return
     time.sleep(1.0)
@@ -179,22 +190,30 @@ def main() -> None:
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp/storlab-db-waits"))
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--emulate", metavar="SCENARIO:CONFIG",
+                    help="run on an emulated volume (bench db --emulate); the disk columns are then this machine's "
+                         "disk under the emulator's backing folder")
+    ap.add_argument("--emulate-options", default="",
+                    help="further storlab emulate options for the run, e.g. \"--ram 16\" (STORLAB_EMULATE_OPTIONS)")
     args = ap.parse_args()
     if shutil.which("psql") is None:
         sys.exit("psql not found: install PostgreSQL's client (Debian's postgresql-client)")
     args.dir.mkdir(parents=True, exist_ok=True)
     disk = disk_of(args.dir)
-    sock = args.dir / "storlab-pg" / "sock"
     waits: list = []
     seconds: list = []
     stop = threading.Event()
-    t = threading.Thread(target=sample, args=(sock, disk, stop, waits, seconds), daemon=True)
+    t = threading.Thread(target=sample, args=(args.dir, disk, stop, waits, seconds), daemon=True)
     t.start()
     cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(args.dir),
            "--warehouses", str(args.warehouses), "--vus", ",".join(map(str, args.vus)), "--rampup", str(args.rampup),
            "--duration", str(args.duration), "--json"]
+    env = dict(os.environ)
+    if args.emulate:
+        cmd += ["--emulate", args.emulate]
+        env["STORLAB_EMULATE_OPTIONS"] = args.emulate_options
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     finally:
         stop.set()
         t.join(timeout=10)
@@ -206,7 +225,8 @@ def main() -> None:
     out = summarize(waits, seconds, args.vus)
     sizes = collections.Counter(len(states) for _, states in waits)
     print(f"samples by users seen: {dict(sorted(sizes.items()))}", file=sys.stderr)
-    lines = [f"TPC-C, {args.warehouses} warehouses, disk {disk}: users in each state (shares of the users' time × VUs)", ""]
+    where = f"emulated {args.emulate} {args.emulate_options}".rstrip() + f", backing disk {disk}" if args.emulate else f"disk {disk}"
+    lines = [f"TPC-C, {args.warehouses} warehouses, {where}: users in each state (shares of the users' time × VUs)", ""]
     lines += table(out, os.cpu_count() or 1)
     lines += ["", "| VUs | NOPM | TPM |", "|---|---|---|"]
     lines += [f"| {x['vus']} | {x['nopm']:,.0f} | {x['tpm']:,.0f} |" for x in rec["results"]]
