@@ -157,7 +157,8 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
     return run_json(cmd, env=env)
 
 
-RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--repeat", "3", "--rampup", "3", "--duration", "20"]
+RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--rampup", "3", "--duration", "20"]
+RECORD_REPEAT = 3  # the shipped profile's --repeat
 
 
 def record_profile(args: argparse.Namespace, out: Path, name: str, passthrough: bool = False) -> Path:
@@ -178,7 +179,7 @@ def record_profile(args: argparse.Namespace, out: Path, name: str, passthrough: 
         extra = ["--emulate", f"{scen}:io1"]
         env = {"STORLAB_EMULATE_OPTIONS": f"--no-caps --ram {EMU_RAM_GIB['io1']}"}
     rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
-                    *RECORD_ARGS, *extra, "--profile-out", str(path), "--json"], env=env)
+                    *RECORD_ARGS, "--repeat", str(args.record_repeat), *extra, "--profile-out", str(path), "--json"], env=env)
     (out / f"{name}-run.json").write_text(json.dumps(rec, indent=1) + "\n")
     print(f"  {time.time() - t0:.0f} s", flush=True)
     return path
@@ -590,6 +591,9 @@ def main() -> None:
                     help="with --predict-only --record: predict from profile<TAG>.toml in --out for each tag")
     ap.add_argument("--record", action="store_true",
                     help="record the profile anew before and after the measured runs and predict from each")
+    ap.add_argument("--record-repeat", type=int, default=RECORD_REPEAT,
+                    help="with --record: the recordings' --repeat (the shipped profile's: 3); more repeats, a "
+                         "recorded curve less moved by the machine's noise")
     ap.add_argument("--append", action="store_true",
                     help="add runs at more VU counts (--vus) to the measured runs in --out, e.g. to find the tipping point")
     args = ap.parse_args()

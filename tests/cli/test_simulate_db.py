@@ -103,6 +103,14 @@ def test_cpu_bound_sweep_by_hand(storlab, scenario, tmp_path):
     assert rec["results"][2]["cpu_utilization"] > 0.99
     # 2 users are the tipping point: 4 gain nothing.
     assert (rec["tipping_point"][0]["vus"], rec["tipping_point"][0]["reached"]) == (2, True)
+    # Where the time went: one user 1 ms on a vCPU and nothing else; four
+    # users go round in 4 / 2,000 a second = 2 ms, of it 1 ms on a vCPU and
+    # 1 ms waiting for one (2 users in each state, as pg_stat_activity would
+    # count them).
+    one, four = rec["results"][0]["time_us"], rec["results"][2]["time_us"]
+    assert one["cpu"] == pytest.approx(1000, rel=0.01) and one["cpu_queue"] == pytest.approx(0, abs=5)
+    assert four["cpu"] == pytest.approx(1000, rel=0.01) and four["cpu_queue"] == pytest.approx(1000, rel=0.02)
+    assert four["row_locks"] == four["data_reads"] == four["commit"] == four["think"] == 0
 
 
 def test_the_recordings_spread_is_the_predictions_noise(storlab, scenario, tmp_path):

@@ -133,6 +133,14 @@ pub struct DbJob {
     /// Simulated runs: per role (data, log, tempdb, all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pools: Option<BTreeMap<String, PoolUse>>,
+    /// Simulated runs: where a transaction's time went, µs per transaction
+    /// — `cpu` (on a vCPU), `cpu_queue` (waiting for one), `row_locks`
+    /// (waiting for another user's hot row), `data_reads`, `commit` (its
+    /// log flush), `outside` (the client's round trip), `think`. Times the
+    /// transactions per second, each is the users in that state, as a
+    /// sampling of pg_stat_activity counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_us: Option<BTreeMap<String, f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monthly_cost_usd: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -299,6 +299,23 @@ fn pool_use(pools: &[crate::db::DbPoolResult]) -> BTreeMap<String, PoolUse> {
         .collect()
 }
 
+/// Where a transaction's time went in the model, µs per transaction (the
+/// record's `time_us`; 0.1 µs).
+fn time_us(r: &DbResult) -> BTreeMap<String, f64> {
+    [
+        ("cpu", r.time_cpu_s),
+        ("cpu_queue", r.time_cpu_queue_s),
+        ("row_locks", r.time_locks_s),
+        ("data_reads", r.time_reads_s),
+        ("commit", r.time_commit_s),
+        ("outside", r.time_outside_s),
+        ("think", r.time_think_s),
+    ]
+    .into_iter()
+    .map(|(k, s)| (k.to_string(), round(s * 1e6, 1)))
+    .collect()
+}
+
 /// The sweep's headline figure of one result.
 fn figure(r: &DbResult, db: &Database, metric: &str) -> f64 {
     match metric {
@@ -354,6 +371,7 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),
+        time_us: Some(time_us(&r)),
         monthly_cost_usd: monthly,
         usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
         ..DbJob::default()
