@@ -20,9 +20,22 @@ users: the shares × VUs), the WAL sync time PostgreSQL saw, syncs per
 transaction, the machine's busy vCPUs, and the disk's write and flush
 latency. The machine must be otherwise quiet. Nothing here feeds the model.
 
+With `--model PROFILE --catalog OVERLAY` (the overlay with this machine's
+calibrated disk, e.g. a `db_accuracy.py` round's `calibrated-overlay.toml`)
+it also simulates the same warehouses and VU counts with that profile on
+this machine as the overlay has it, and prints the model's users in each
+state (`time_us` × transactions a second) beside the measured ones: a
+transaction on a vCPU or waiting for one against `CPU` (no wait event:
+running or runnable), its commit against the WAL waits (LWLock:WALWrite +
+IO:WALSync + IO:WALWrite), row locks against Lock:transactionid +
+Lock:tuple, data reads against IO:DataFileRead, the round trip outside
+the server against Client:idle. `--from FILE.json` (an earlier `--out`)
+compares without measuring again.
+
     python bench/db_waits.py [--warehouses 4] [--vus 1,2,4,8,16] [--rampup 3] [--duration 20]
                              [--dir /var/tmp/storlab-db-waits] [--out FILE.json]
                              [--emulate SCENARIO:CONFIG [--emulate-options "--ram 16"]]
+                             [--model PROFILE --catalog OVERLAY] [--from FILE.json]
 """
 
 from __future__ import annotations
@@ -121,7 +134,7 @@ def summarize(waits: list, seconds: list, vus: list[int]) -> dict[int, dict]:
     # Each sample's VU count is the number of users' backends in it; a
     # second's counters belong to the count its samples show.
     by_vus: dict[int, collections.Counter] = {v: collections.Counter() for v in vus}
-    samples = collections.Counter()
+    samples: collections.Counter[int] = collections.Counter()
     when: list[tuple[float, int]] = []
     for ts, states in waits:
         n = len(states)
@@ -182,6 +195,52 @@ def table(out: dict[int, dict], cpus: int) -> list[str]:
     return lines
 
 
+# The model's states (the record's `time_us`) and the wait events they
+# stand for in pg_stat_activity.
+MODEL_STATES = [("on a vCPU or waiting for one", ("cpu", "cpu_queue"), ("CPU",)),
+                ("commit: WAL flush", ("commit",), ("LWLock:WALWrite", "IO:WALSync", "IO:WALWrite")),
+                ("row locks", ("row_locks",), ("Lock:transactionid", "Lock:tuple")),
+                ("data reads", ("data_reads",), ("IO:DataFileRead",)),
+                ("outside the server", ("outside", "think"), ("Client:idle",))]
+
+
+def model_users(profile: Path, catalog: Path, warehouses: int, vus: list[int]) -> dict[int, dict]:
+    """The model's users in each state: `storlab simulate` of the same
+    sweep on this machine as the overlay has it (its host and calibrated
+    disk, named after this machine's hostname)."""
+    import tempfile
+
+    from db_accuracy import LOCAL_SCENARIO  # the same scenario as the accuracy rounds'
+    from storlab.calibrate import this_host
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scen = Path(tmp) / "model.toml"
+        scen.write_text(LOCAL_SCENARIO.format(profile=profile.resolve(), scale=warehouses, vus=vus, rampup=3,
+                                              duration=20, hostname=this_host()))
+        p = subprocess.run([storlab_bin(), "simulate", str(scen), "--catalog", str(catalog), "--json"],
+                           capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"storlab simulate failed: {p.stderr.strip()[-800:]}")
+    out = {}
+    for r in json.loads(p.stdout)["results"]:
+        tps = (r["tpm"] or 0.0) / 60.0
+        out[int(r["vus"])] = {"nopm": r.get("nopm"), "binding": r["binding"],
+                              "users": {k: v * tps / 1e6 for k, v in (r.get("time_us") or {}).items()}}
+    return out
+
+
+def model_table(measured: dict[int, dict], model: dict[int, dict], rec: dict) -> list[str]:
+    nopm = {int(x["vus"]): x.get("nopm") for x in rec["results"]}
+    head = " | ".join(f"{name}: measured, model" for name, _, _ in MODEL_STATES)
+    lines = [f"| VUs | {head} | NOPM: measured, model |", "|---" * (len(MODEL_STATES) + 2) + "|"]
+    for v in sorted(set(measured) & set(model)):
+        mu, su = measured[v]["users"], model[v]["users"]
+        cells = [f"{sum(mu.get(k, 0.0) for k in pg):.2f}, {sum(su.get(k, 0.0) for k in ours):.2f}"
+                 for _, ours, pg in MODEL_STATES]
+        lines.append(f"| {v} | " + " | ".join(cells) + f" | {nopm.get(v) or 0:,.0f}, {model[v]['nopm'] or 0:,.0f} |")
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--warehouses", type=int, default=4)
@@ -195,7 +254,24 @@ def main() -> None:
                          "disk under the emulator's backing folder")
     ap.add_argument("--emulate-options", default="",
                     help="further storlab emulate options for the run, e.g. \"--ram 16\" (STORLAB_EMULATE_OPTIONS)")
+    ap.add_argument("--model", type=Path, metavar="PROFILE",
+                    help="also simulate the sweep with this profile and print the model's users in each state")
+    ap.add_argument("--catalog", type=Path, metavar="OVERLAY",
+                    help="with --model: the catalog overlay with this machine's calibrated disk")
+    ap.add_argument("--from", dest="from_", type=Path, metavar="FILE.json",
+                    help="an earlier --out: compare it with --model without measuring again")
     args = ap.parse_args()
+    if args.model and not args.catalog:
+        sys.exit("--model needs --catalog OVERLAY (this machine's calibrated disk, e.g. a db_accuracy round's "
+                 "calibrated-overlay.toml)")
+    if args.from_:
+        if not args.model:
+            sys.exit("--from compares an earlier run with --model PROFILE --catalog OVERLAY")
+        saved = json.loads(args.from_.read_text())
+        by_vus = {int(k): v for k, v in saved["by_vus"].items()}
+        wh = int(saved["record"]["results"][0].get("warehouses") or saved["command"][saved["command"].index("--warehouses") + 1])
+        print("\n".join(model_table(by_vus, model_users(args.model, args.catalog, wh, sorted(by_vus)), saved["record"])))
+        return
     if shutil.which("psql") is None:
         sys.exit("psql not found: install PostgreSQL's client (Debian's postgresql-client)")
     args.dir.mkdir(parents=True, exist_ok=True)
@@ -230,11 +306,16 @@ def main() -> None:
     lines += table(out, os.cpu_count() or 1)
     lines += ["", "| VUs | NOPM | TPM |", "|---|---|---|"]
     lines += [f"| {x['vus']} | {x['nopm']:,.0f} | {x['tpm']:,.0f} |" for x in rec["results"]]
+    model = None
+    if args.model:
+        model = model_users(args.model, args.catalog, args.warehouses, args.vus)
+        lines += ["", f"The model ({args.model.name}) beside it: users in each state", ""]
+        lines += model_table(out, model, rec)
     print("\n".join(lines))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"command": cmd, "disk": disk, "by_vus": out, "table": lines,
-                                        "record": rec}, indent=1) + "\n")
+                                        "record": rec, "model": model}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
