@@ -113,6 +113,22 @@ def test_cpu_bound_sweep_by_hand(storlab, scenario, tmp_path):
     assert four["row_locks"] == four["data_reads"] == four["commit"] == four["think"] == 0
 
 
+def test_the_client_wait_adds_its_growth_outside_the_server_by_hand(storlab, scenario, tmp_path):
+    # The CPU-only profile, its users' wait for the client recorded as 0 µs a
+    # transaction at 1 user and 2,000 at 4: at 2 users, halfway in ln N,
+    # 1,000 µs more outside the server. Two users on 2 vCPUs never queue:
+    # each goes round in 1 ms of CPU and 1 ms outside, 2 / 2 ms = 1,000 a
+    # second = 60,000 TPM, where without it they ran 120,000. One user is as
+    # before (60,000); four go round in 1 + 2 ms at best: 4 / 3 ms = 1,333 a
+    # second, 80,000 TPM at most.
+    (tmp_path / "cpu.toml").write_text(CPU_PROFILE.replace("beta = 0.0", "beta = 0.0\nvus = [1, 4]\nclient_wait_us = [0.0, 2000.0]"))
+    rec = run_json(storlab, scenario(db_scenario(profile="cpu.toml", vus="[1, 2, 4]")))
+    tpm = [r["tpm"] for r in rec["results"]]
+    assert tpm[0] == pytest.approx(60_000, rel=0.01) and tpm[1] == pytest.approx(60_000, rel=0.01)
+    assert 60_000 < tpm[2] <= 80_000 * 1.01
+    assert rec["results"][1]["time_us"]["outside"] == pytest.approx(1000, rel=0.01)
+
+
 def test_the_recordings_spread_is_the_predictions_noise(storlab, scenario, tmp_path):
     """A penalty of 0.92 at 4 users makes a transaction cost 0.92 ms of CPU
     there: 2 / 0.92 ms = 2,174 a second, 130,435 TPM, 8.7 % above 2 users'

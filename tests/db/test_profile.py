@@ -134,3 +134,45 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
         assert s.returncode == 0, s.stderr
         got = json.loads(s.stdout)["results"][0]["tpm"] / 60.0
         assert got == pytest.approx(x, rel=0.02), (n, got, x)
+
+
+def test_client_waits_samples_the_users_backends(where):
+    """Two of the driver's connections (application_name storlab): one
+    runs a 4 s statement, never idle; the other has run its statement and
+    waits for its client's next one, always idle. Sampled 10 times a second
+    for 1.5 s: as one user (the busiest backend) no wait for the client; as
+    two, half their time."""
+    import subprocess
+    import time
+
+    from storlab.db.managed import ManagedPostgres
+
+    try:
+        psql = str(find_pg_bin() / "psql")
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    with ManagedPostgres(where / "pg") as pg:
+        conn = pg.conninfo + " application_name=storlab"
+        busy = subprocess.Popen([psql, "-X", "-q", "-d", conn, "-c", "SELECT pg_sleep(4)"], stdout=subprocess.DEVNULL)
+        idle = subprocess.Popen([psql, "-X", "-q", "-d", conn], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        try:
+            assert idle.stdin is not None
+            idle.stdin.write("SELECT 1;\n")
+            idle.stdin.flush()
+            deadline = time.time() + 10
+            while pg.sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'storlab' AND "
+                         "(state = 'idle' OR query LIKE '%pg_sleep%')").strip() != "2":
+                assert time.time() < deadline, "the two connections did not come up"
+                time.sleep(0.1)
+            with dbprofile.ClientWaits(pg) as cw:
+                time.sleep(1.5)
+            one, two = cw.result(1), cw.result(2)
+        finally:
+            idle.stdin.close()  # type: ignore[union-attr]
+            idle.wait(timeout=10)
+            busy.wait(timeout=10)
+    assert one is not None and two is not None
+    # 1.5 s at 10 a second: about 15 samples of each backend.
+    assert 8 <= two["samples"] / 2 <= 17, two
+    assert one["idle_share"] == 0.0
+    assert two["idle_share"] == pytest.approx(0.5, abs=0.1)

@@ -99,6 +99,38 @@ def test_profile_file_parses_and_shares_sum_to_one(tmp_path):
     assert doc["provenance"]["machine"]["cpus"] >= 1
 
 
+def test_the_users_are_the_busiest_backends_and_their_idle_share_is_the_client_wait():
+    # pid: [samples idle, samples]. Two users, idle 10 of 40 and 30 of 40
+    # samples; the driver's monitoring connection idle in all 40; a backend
+    # seen once. The two busiest (most samples not idle) are the users:
+    # (10 + 30) / 80 = 0.5. With one user, the busiest alone: 10 / 40.
+    samples = {11: [10, 40], 12: [30, 40], 13: [40, 40], 14: [0, 1]}
+    assert profile.client_wait_share(samples, 2) == pytest.approx(0.5)
+    assert profile.client_wait_share(samples, 1) == pytest.approx(0.25)
+    assert profile.client_wait_share({}, 2) is None
+
+
+def test_client_wait_per_transaction_from_the_sweep():
+    # One user at 1,000 transactions a second, idle a tenth of its time:
+    # 100 µs a transaction; four users at 2,000 a second, idle 0.2 and 0.3 in
+    # two repeats: 0.2 × 4 / 2,000 = 400 µs and 600 µs, median 500.
+    txn = {"x": {"commits": 1, "rollbacks": 0, "errors": 0}}
+    sweep = [run(txn, {}, {}, 0.003, vus=1, tpm=60_000), run(txn, {}, {}, 0.003, vus=4, tpm=120_000),
+             run(txn, {}, {}, 0.003, vus=4, tpm=120_000)]
+    for r, share in zip(sweep, (0.1, 0.2, 0.3)):
+        r["client_wait"] = {"idle_share": share, "samples": 100.0}
+    sweep[0]["server"]["relation_bytes"] = {"stock": 1000}
+    p = profile.build(name="t", workload="tpcc", kind="tpcc", scale=1, scale_unit="warehouse", sweep=sweep,
+                      mrc_points=[(1.0, 0.0)], mrc_method="m", provenance={}, size_run=sweep[0])
+    assert p["concurrency"]["client_wait_us"] == pytest.approx([100.0, 500.0])
+    # A sweep without samples has no such field.
+    for r in sweep:
+        del r["client_wait"]
+    p = profile.build(name="t", workload="tpcc", kind="tpcc", scale=1, scale_unit="warehouse", sweep=sweep,
+                      mrc_points=[(1.0, 0.0)], mrc_method="m", provenance={}, size_run=sweep[0])
+    assert "client_wait_us" not in p["concurrency"]
+
+
 def test_bad_profile_out_paths(tmp_path):
     with pytest.raises(StorlabError, match="does not exist"):
         profile.check_out_path(tmp_path / "nope" / "p.toml")

@@ -291,7 +291,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // A commit's WAL write must be durable before it returns: where the
     // log's device has a volatile write cache, a write plus its flush.
     let log_lat = Latencies { read: lats[log].read.clone(), write: lats[log].flush.clone().unwrap_or_else(|| lats[log].write.clone()), hit: None, flush: None };
-    let outside = profile.concurrency.outside_us.max(0.0) * 1e-6;
+    let outside = profile.outside_us_at(f64::from(p.vus)) * 1e-6;
     // A flush's own CPU, taken out of the writing transactions' CPU.
     let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
     let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;

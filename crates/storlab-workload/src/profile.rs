@@ -118,6 +118,14 @@ pub struct Usl {
     /// round trip, its own CPU, wake-ups. µs; 0 in older profiles.
     #[serde(default)]
     pub outside_us: f64,
+    /// The users' backends waiting for their client at each of `vus`, µs
+    /// per transaction (pg_stat_activity's state idle, sampled while the
+    /// recording ran: the result on its way, the next call not yet in). It
+    /// grows with the users as the client's and the backends' wake-ups
+    /// wait for a vCPU; the model adds its growth over the first count to
+    /// `outside_us` (`outside_us_at`). Empty in older profiles.
+    #[serde(default)]
+    pub client_wait_us: Vec<f64>,
     /// The WAL sync's time as the server timed it at each of `vus`, µs, and
     /// the syncs per transaction there (below 1 where group commit shares
     /// a sync). Recorded to show how the log flush behaves as users grow;
@@ -231,6 +239,17 @@ impl Profile {
                 return Err(field("concurrency.penalty", format!("{x} — each multiplier must be above 0 (1 = no penalty)")));
             }
         }
+        if !c.client_wait_us.is_empty() {
+            if c.client_wait_us.len() != c.vus.len() {
+                return Err(field("concurrency.client_wait_us", format!("{} values for {} counts in concurrency.vus — one per count", c.client_wait_us.len(), c.vus.len())));
+            }
+            if c.vus.iter().any(|&n| !(n >= 1.0)) || c.vus.windows(2).any(|w| w[1] <= w[0]) {
+                return Err(field("concurrency.vus", "counts must be at least 1 and ascend where concurrency.client_wait_us is given".into()));
+            }
+            if let Some(x) = c.client_wait_us.iter().find(|&&x| !(x.is_finite() && x >= 0.0)) {
+                return Err(field("concurrency.client_wait_us", format!("{x} — a time per transaction is 0 µs or more")));
+            }
+        }
         if !c.throughput_stdev.is_empty() {
             if c.throughput_stdev.len() != c.vus.len() || c.throughput.len() != c.vus.len() {
                 return Err(field(
@@ -288,6 +307,20 @@ impl Profile {
             return self.usl_factor(n);
         }
         per_count(xs, ys, n)
+    }
+
+    /// The time per transaction outside the server at `n` users, µs:
+    /// `outside_us` (one user, storage out of the way) plus how much longer
+    /// the users waited for their client at `n` than at the first recorded
+    /// count (`client_wait_us`, read as the penalty is: linear in ln N
+    /// between the counts, held past them; never less than at the first).
+    pub fn outside_us_at(&self, n: f64) -> f64 {
+        let c = &self.concurrency;
+        let base = c.outside_us.max(0.0);
+        if c.client_wait_us.is_empty() || c.client_wait_us.len() != c.vus.len() {
+            return base;
+        }
+        base + (per_count(&c.vus, &c.client_wait_us, n) - c.client_wait_us[0]).max(0.0)
     }
 
     /// The recording's run-to-run spread at `n` users, relative to its
@@ -383,6 +416,28 @@ beta = 0.0005
         assert_eq!(e, "p.toml: concurrency.throughput_stdev: 1 values for 2 counts in concurrency.vus and 2 in concurrency.throughput — one per count");
         let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0, -1.0]")).unwrap_err().to_string();
         assert_eq!(e, "p.toml: concurrency.throughput_stdev: -1 — a standard deviation is 0 or more");
+    }
+
+    // outside_us 50 µs; the users waited 100 µs a transaction for their
+    // client at 1 user and 300 at 4: at 2 users, halfway in ln N, 200 —
+    // 100 more than at one, so 150 outside; 250 at 4 and past it; 50 at 1.
+    #[test]
+    fn the_time_outside_grows_as_the_client_wait_did() {
+        let base = EXAMPLE.replace("alpha = 0.02", "alpha = 0.02\noutside_us = 50.0\nvus = [1, 4]");
+        let p = Profile::from_toml("p.toml", &base).unwrap();
+        assert_eq!(p.outside_us_at(4.0), 50.0);
+        let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0, 300.0]")).unwrap();
+        assert!((p.outside_us_at(2.0) - 150.0).abs() < 1e-9);
+        assert_eq!(p.outside_us_at(1.0), 50.0);
+        assert!((p.outside_us_at(4.0) - 250.0).abs() < 1e-9);
+        assert!((p.outside_us_at(64.0) - 250.0).abs() < 1e-9);
+        // A wait that shrank with the users never takes from the one-user time.
+        let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [300.0, 100.0]")).unwrap();
+        assert_eq!(p.outside_us_at(4.0), 50.0);
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.client_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0, -3.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.client_wait_us: -3 — a time per transaction is 0 µs or more");
     }
 
     #[test]

@@ -362,8 +362,14 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
     # and syncs per transaction (group commit shares one among several).
     sync_by_vus: dict[int, list[float]] = {}
     syncs_by_vus: dict[int, list[float]] = {}
+    # The users' wait for the client (ClientWaits), µs per transaction: the
+    # idle share of the users' time × users / transactions a second.
+    wait_by_vus: dict[int, list[float]] = {}
     for run in sweep:
         by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
+        cw = run.get("client_wait")
+        if cw and run["tpm_client"] > 0:
+            wait_by_vus.setdefault(run["vus"], []).append(cw["idle_share"] * run["vus"] / (run["tpm_client"] / 60.0) * 1e6)
         c = cpu_per_txn(run)
         if c > 0:
             cpu_by_vus.setdefault(run["vus"], []).append(c)
@@ -411,7 +417,7 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
                         "throughput": thr, "throughput_stdev": thr_sd, "cpu_us_per_txn": cpu},
         "transaction": txns,
     }
-    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus)):
+    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus), ("client_wait_us", wait_by_vus)):
         if vus and all(v in by for v in vus):
             profile["concurrency"][key] = [statistics.median(by[v]) for v in vus]
     return profile
@@ -471,6 +477,89 @@ def outside_run(managed: Any, run_once: Callable[[], dict[str, Any]]) -> tuple[f
     if n <= 0 or c <= 0 or not run.get("duration_s"):
         return None
     return max(0.0, run["duration_s"] / n * 1e6 - c), c
+
+
+# How often the recorder samples the users' backends (pg_stat_activity).
+CLIENT_WAIT_HZ = 10
+
+
+def client_wait_share(samples: dict[int, list[int]], users: int) -> float | None:
+    """The share of the users' time their backends waited for the client,
+    from per-backend sample counts `{pid: [idle, all]}`: the `users`
+    backends with the most samples not idle are the users (a monitoring
+    connection of the driver's idles throughout); None without samples."""
+    top = sorted(samples.values(), key=lambda c: c[1] - c[0], reverse=True)[:max(users, 1)]
+    total = sum(c[1] for c in top)
+    return sum(c[0] for c in top) / total if total else None
+
+
+class ClientWaits:
+    """The users' backends of one run, sampled in pg_stat_activity
+    `CLIENT_WAIT_HZ` times a second from one more connection (psql's
+    `\\watch`): how often each was idle — its result on the way to the
+    client, the client's next call not yet in: the client's round trip, its
+    own CPU, its and the backend's wake-ups. A backend running or waiting
+    inside the server (a lock, the WAL) is not idle. Only the driver's
+    connections count (application_name storlab)."""
+
+    QUERY = ("SELECT string_agg(pid::text || ':' || CASE WHEN state = 'idle' THEN '1' ELSE '0' END, ',') "
+             "FROM pg_stat_activity WHERE backend_type = 'client backend' AND application_name = 'storlab' "
+             "AND pid <> pg_backend_pid() \\watch " + f"{1 / CLIENT_WAIT_HZ:g}\n")
+
+    def __init__(self, managed: Any) -> None:
+        self.managed = managed
+        self.samples: dict[int, list[int]] = {}
+        self._proc: Any = None
+        self._reader: Any = None
+
+    def __enter__(self) -> "ClientWaits":
+        import subprocess
+        import threading
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        try:
+            # On the cluster's postgres database: the driver waits after each
+            # run until no other session is left on the workload's.
+            self._proc = subprocess.Popen([self.managed._psql(), "-X", "-q", "-At", "-d",
+                                           self.managed._conninfo("postgres")],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          text=True, env=env, cwd="/", start_new_session=True, bufsize=1)
+            assert self._proc.stdin is not None
+            self._proc.stdin.write(self.QUERY)
+            self._proc.stdin.flush()
+        except (OSError, StorlabError):
+            self._proc = None  # no sampling: the profile goes without client_wait_us
+            return self
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        return self
+
+    def _read(self) -> None:
+        for line in self._proc.stdout:
+            for item in line.strip().split(","):
+                pid, _, idle = item.partition(":")
+                if pid.isdigit() and idle in ("0", "1"):
+                    c = self.samples.setdefault(int(pid), [0, 0])
+                    c[0] += idle == "1"
+                    c[1] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._proc is None:
+            return
+        self._proc.terminate()
+        try:
+            self._proc.wait(timeout=5)
+        except Exception:
+            self._proc.kill()
+            self._proc.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+
+    def result(self, users: int) -> dict[str, float] | None:
+        share = client_wait_share(self.samples, users)
+        if share is None:
+            return None
+        return {"idle_share": share, "samples": float(sum(c[1] for c in self.samples.values()))}
 
 
 def flush_cpu(concurrency: dict[str, Any], cpu_sync_off: float) -> float:
@@ -679,7 +768,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         scale, unit, name = float(sum(r.get("rows") or 0 for r in runs)), "row", "insert"
     else:
         scale, unit, name = float(wspec.get("scale") or 1), "scale", "custom:" + Path(wspec["file"]).name
-    server = next((r["server"] for r in runs if r.get("server")), {})
+    server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
     prov = provenance(server, scale=scale, vus=swept, disk=disk_text)
     if cpu_reference:

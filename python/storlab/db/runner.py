@@ -8,6 +8,7 @@ Sweeps are HammerDB's autopilot: one timed run per virtual-user count."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -258,8 +259,8 @@ def bench_db(
 
     def record() -> dict[str, Any]:
         config = runs[0]["target"] if runs and database.display == "postgres" else database.display
-        # `host_cpu` is the profile recorder's, not the record's.
-        plain = [{k: v for k, v in r.items() if k != "host_cpu"} for r in runs]
+        # `host_cpu` and `client_wait` are the profile recorder's, not the record's.
+        plain = [{k: v for k, v in r.items() if k not in ("host_cpu", "client_wait")} for r in runs]
         return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(plain), seed=seed,
                                                  interrupted=interrupted))
 
@@ -274,13 +275,18 @@ def bench_db(
 
         def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
             h0 = dbprofile.host_cpu_now() if recording is not None else None
-            run = json.loads(_native.db_run_json(
-                target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads, check=chk,
-                progress=lambda ph, done, total, v=v, k=k: report(
-                    phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
-                    repeats=repeat, rampup_s=ramp, duration_s=dur)))
+            # A recording samples where the users wait for their client.
+            waits = dbprofile.ClientWaits(database.managed) if recording is not None else None
+            with waits if waits is not None else contextlib.nullcontext():
+                run = json.loads(_native.db_run_json(
+                    target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads,
+                    check=chk, progress=lambda ph, done, total, v=v, k=k: report(
+                        phase=("rampup", "rampup", "measure", "stop")[min(ph, 3)], done=done, vus=v, repeat=k + 1,
+                        repeats=repeat, rampup_s=ramp, duration_s=dur)))
             if h0 is not None:
                 run["host_cpu"] = dbprofile.host_cpu_since(h0)
+            if waits is not None and (cw := waits.result(v)) is not None:
+                run["client_wait"] = cw
             return run
 
         # A recording times storlab's CPU reference just before its sweep,
