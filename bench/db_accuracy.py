@@ -52,6 +52,10 @@ stays out of the comparison as it does for the local points. Add
 `--passthrough` to record one more pair on the emulator's pass-through
 (`storlab emulate --no-caps`): the machine the emulated runs run on, its
 FUSE round trips included, without the volume's caps and latency.
+`--emu-setting NAME=VALUE` (repeatable) runs the emulated server with that
+setting (`bench db --setting`), e.g. `shared_buffers=320MB` for the data in
+shared_buffers as the profiles are recorded (the default is PostgreSQL's
+128 MB); `--emu-configs gp2-after-burst,io1` runs only those configs.
 
 Beside the predictions, the model on the profile's own recorded points.
 
@@ -146,7 +150,8 @@ def calibrate(out: Path, db_dir: Path) -> Path:
 # -- measuring ------------------------------------------------------------
 
 def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_dir: Path, seed: int, keep: bool,
-             emulate: str | None = None, env: dict | None = None, repeat: int = 1) -> dict:
+             emulate: str | None = None, env: dict | None = None, repeat: int = 1,
+             settings: list[str] | None = None) -> dict:
     cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(db_dir),
            "--warehouses", str(warehouses), "--vus", ",".join(map(str, vus)), "--rampup", str(args.rampup),
            "--duration", str(args.duration), "--seed", str(seed), "--repeat", str(repeat), "--json"]
@@ -154,6 +159,8 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
         cmd.append("--keep")
     if emulate:
         cmd += ["--emulate", emulate]
+    for kv in settings or []:
+        cmd += ["--setting", kv]
     return run_json(cmd, env=env)
 
 
@@ -464,7 +471,7 @@ def emulated(args: argparse.Namespace, out: Path, profile: str, tag: str = "", m
     scen = out / f"emulated{tag}.toml"
     scen.write_text(EMU_SCENARIO.format(profile=profile, scale=args.emu_warehouses, vus=json.dumps(args.emu_vus),
                                         rampup=args.rampup, duration=args.duration))
-    configs = list(EMU_RAM_GIB)
+    configs = [c for c in EMU_RAM_GIB if not args.emu_configs or c in args.emu_configs]
     runs: list[dict] = []
     if measure:
         # Each --emulate run loads the database anew through the paced volume
@@ -475,7 +482,7 @@ def emulated(args: argparse.Namespace, out: Path, profile: str, tag: str = "", m
             t0 = time.time()
             rec = bench_db(args, warehouses=args.emu_warehouses, vus=args.emu_vus, db_dir=args.dir / "emu", seed=1,
                            keep=False, emulate=f"{scen}:{cfg}", repeat=args.rounds,
-                           env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB[cfg]}"})
+                           env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB[cfg]}"}, settings=args.emu_setting)
             name = f"emulated-{cfg}.json"
             (out / name).write_text(json.dumps(rec, indent=1) + "\n")
             for r in rec["runs"]:
@@ -580,6 +587,11 @@ def main() -> None:
     ap.add_argument("--no-local", action="store_true", help="skip the runs on this machine's disk")
     ap.add_argument("--emu-warehouses", type=int, default=2)
     ap.add_argument("--emu-vus", type=ints, default=[1, 4])
+    ap.add_argument("--emu-configs", type=lambda s: s.split(","), default=None,
+                    help="the emulated configs to run (default all: " + ",".join(EMU_RAM_GIB) + ")")
+    ap.add_argument("--emu-setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a server setting for the emulated runs (bench db --setting; repeatable), e.g. "
+                         "shared_buffers=320MB: the data in shared_buffers, as the profile was recorded")
     ap.add_argument("--emu-profile", default=PROFILE,
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")

@@ -292,6 +292,26 @@ def test_managed_postgres_through_the_cli_leaves_nothing(storlab, where):
     assert str(d) not in subprocess.run(["pgrep", "-af", str(d)], capture_output=True, text=True).stdout
 
 
+@pytest.mark.needs_postgres
+def test_setting_reaches_the_managed_server_and_its_record(storlab, where):
+    d = where / "set"
+    rec = bench(storlab, "--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--vus", "1", "--rows", "10",
+                "--setting", "shared_buffers=20MB", "--setting", "checkpoint_timeout = 15min")
+    settings = rec["runs"][0]["server"]["settings"]
+    # PostgreSQL shows 20MB as 20MB (2,560 pages of 8 kB); its default is 128MB.
+    assert settings["shared_buffers"] == "20MB"
+    assert settings["checkpoint_timeout"] == "15min"
+    assert not d.exists()
+    # A misspelt name stops the server's start with PostgreSQL's own words.
+    err = fails(storlab, "--workload", "insert", "--db", "managed-postgres", "--dir", str(d), "--rows", "5",
+                "--setting", "shared_bufers=20MB")
+    assert 'unrecognized configuration parameter "shared_bufers"' in err
+    assert not d.exists()
+    assert "give NAME=VALUE" in fails(storlab, "--db", "managed-postgres", "--dir", str(d), "--setting", "shared_buffers")
+    assert "managed by storlab" in fails(storlab, "--db", "managed-postgres", "--dir", str(d), "--setting", "port=5433")
+    assert "--db managed-postgres" in fails(storlab, "--db", "sqlite", "--dir", str(where), "--setting", "a=b")
+
+
 def test_bad_input_gets_one_clear_line(storlab, where, tmp_path):
     assert "not a duration" in fails(storlab, "--dir", str(where), "--duration", "abc")
     assert "--vus" in fails(storlab, "--dir", str(where), "--vus", "0")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -232,6 +232,7 @@ def db_cmd(
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
     commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
+    setting: Optional[List[str]] = typer.Option(None, "--setting", help="NAME=VALUE, a server setting of --db managed-postgres (repeatable), e.g. --setting shared_buffers=4GB."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
@@ -270,7 +271,8 @@ def db_cmd(
             rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
                            repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
                            commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                           progress=line, profile_out=profile_out, commit_log=commit_log, wal_dir=wal_dir)
+                           progress=line, profile_out=profile_out, commit_log=commit_log, wal_dir=wal_dir,
+                           settings=setting)
         if emulate:
             rec = emulated.stamp(rec, emulate)
             # The emulated volume as CloudWatch would have shown it, per pool.

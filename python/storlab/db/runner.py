@@ -80,6 +80,26 @@ def _check_writable(folder: Path, dir: str) -> None:
     Path(tmp).unlink(missing_ok=True)
 
 
+def parse_settings(settings: list[str] | dict[str, str] | None, db: str) -> dict[str, str]:
+    """`--setting NAME=VALUE` (repeatable) as a dict, for the cluster
+    storlab runs (`--db managed-postgres`); ManagedPostgres checks the names."""
+    if not settings:
+        return {}
+    if isinstance(settings, dict):
+        pairs = list(settings.items())
+    else:
+        pairs = []
+        for s in settings:
+            name, eq, value = s.partition("=")
+            if not eq or not name.strip() or not value.strip():
+                raise StorlabError(f"--setting '{s}' — give NAME=VALUE, e.g. shared_buffers=4GB")
+            pairs.append((name.strip(), value.strip()))
+    if db != "managed-postgres":
+        raise StorlabError(f"--setting {pairs[0][0]}={pairs[0][1]}: server settings are for the cluster storlab runs "
+                           "(--db managed-postgres) — set them on your own server, or leave --setting out")
+    return dict(pairs)
+
+
 class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
@@ -195,6 +215,7 @@ def bench_db(
     profile_out: str | os.PathLike | None = None,
     commit_log: str | os.PathLike | None = None,
     wal_dir: str | os.PathLike | None = None,
+    settings: list[str] | dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -218,6 +239,7 @@ def bench_db(
             open(commit_log, "w").close()  # this run's keys only
         except OSError as e:
             raise StorlabError(f"--commit-log {commit_log}: cannot write it ({e.strerror}) — give a file in a folder you can write to") from None
+    server_settings = parse_settings(settings, db)
     steps_vus, auto = parse_vus(vus, max_vus)
     is_insert = wspec["kind"] == "insert"
     dur_s = parse_duration(duration, "--duration") if duration is not None else (0.0 if is_insert else 300.0)
@@ -237,8 +259,10 @@ def bench_db(
             raise StorlabError("--profile-out needs --db managed-postgres — the recorder restarts the server at several "
                                "shared_buffers sizes and reads pg_stat_statements")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
-    database = _Database(db, dbdir, keep, max(steps_vus) + 10,
-                         settings=dict(dbprofile.SETTINGS) if recording is not None else None, wal_dir=wal_dir)
+    # The recorder's settings, then the user's (the recorder still sizes
+    # shared_buffers for its sweep and its miss-ratio runs).
+    merged = {**(dict(dbprofile.SETTINGS) if recording is not None else {}), **server_settings}
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10, settings=merged or None, wal_dir=wal_dir)
 
     def report(**kw: Any) -> None:
         if progress is not None:
