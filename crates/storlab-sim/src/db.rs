@@ -613,7 +613,13 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             while left > 0.0 {
                 let size = left.min(MAX_LOG_WRITE);
                 let class = (size.max(4096.0) as u64).next_power_of_two();
-                let path = log_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, log, class as f64, true, &mut labels));
+                // Each flush is an I/O of its own on the volume's IOPS, never
+                // merged with the one before: PostgreSQL rewrites the last,
+                // partly filled WAL page from its start at the next flush
+                // (XLogWrite), so consecutive flushes overlap rather than
+                // follow each other, and each ends in a cache flush. EBS
+                // merges only physically sequential I/O.
+                let path = log_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, log, class as f64, false, &mut labels));
                 let d = path.io(&mut st, &log_lat, IoClass::Write, t, &mut rng);
                 sink.complete(log, false, size, d - t);
                 count_io(&mut pool_ios, log, false, size, d);
