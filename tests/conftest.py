@@ -45,7 +45,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def run(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     import os
 
     e = dict(os.environ)
@@ -54,10 +54,21 @@ def run(*args: str, env: dict | None = None, cwd: Path | None = None) -> subproc
     e.pop("STORLAB_CATALOG", None)
     if env:
         e.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "storlab.cli", *args],
-        capture_output=True, text=True, env=e, cwd=cwd, timeout=120,
-    )
+    cmd = [sys.executable, "-m", "storlab.cli", *args]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=cwd) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            # SIGTERM first: storlab stops what it started (a managed
+            # cluster, a mount) on it, where a SIGKILL would leave them.
+            p.terminate()
+            try:
+                p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 @pytest.fixture
