@@ -54,6 +54,8 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
     With `series` (a list), the emulator's CloudWatch-style series (one
     period of `period_s`) are appended to it once it has stopped."""
     scenario, config = parse_spec(spec)
+    # The folders made for `workdir` go again afterwards (if left empty).
+    made = [d for d in [Path(workdir).absolute(), *Path(workdir).absolute().parents] if not d.exists()]
     Path(workdir).mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="storlab-emulate-", dir=workdir))
     # A database server running as its own user must reach the mount.
@@ -103,6 +105,11 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
         import shutil
 
         shutil.rmtree(base, ignore_errors=True)
+        for d in made:  # deepest first
+            try:
+                d.rmdir()
+            except OSError:
+                break
 
 
 def _die_with_parent() -> None:

@@ -68,9 +68,11 @@ def test_tpcc_on_managed_postgres_on_an_emulated_gp2():
         assert set(written) == {"pool data", "pool log"}, written
         assert written["pool log"] >= LOADED_BYTES, written
         assert written["pool data"] >= LOADED_BYTES, written
-        # Nothing left mounted, and the temporary folders are gone.
+        # Nothing left mounted, and the folders storlab made are gone: its
+        # temporary ones and --dir itself, which did not exist before.
         with open("/proc/self/mountinfo") as f:
             assert str(d) not in f.read()
-        assert not any(p.name.startswith("storlab-emulate-") for p in (d / "run").iterdir())
+        assert not (d / "run").exists()
+        assert sorted(p.name for p in d.iterdir()) == ["gp2.toml"]
     finally:
         shutil.rmtree(d, ignore_errors=True)
