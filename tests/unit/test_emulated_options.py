@@ -24,7 +24,13 @@ def test_the_options_reach_the_emulator(tmp_path, monkeypatch):
     sc.write_text(SCENARIO)
     monkeypatch.setenv("STORLAB_EMULATE_OPTIONS", "--initial-credits 150")
     with pytest.raises(StorlabError, match=r"--initial-credits 150(\.0)?: a percentage from 0 to 100"):
-        with emulated.mounted(f"{sc}:gp2", tmp_path / "work", [None]):
+        with emulated.mounted(f"{sc}:gp2", tmp_path / "work" / "a", [None]):
             pass
-    # Nothing is left under the work folder.
-    assert list((tmp_path / "work").iterdir()) == []
+    # The folders it made for the work folder are gone again ...
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gp2.toml"]
+    # ... and a work folder that was there stays, with nothing left in it.
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(StorlabError, match=r"--initial-credits 150"):
+        with emulated.mounted(f"{sc}:gp2", tmp_path / "mine", [None]):
+            pass
+    assert list((tmp_path / "mine").iterdir()) == []
