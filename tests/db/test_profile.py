@@ -176,3 +176,43 @@ def test_client_waits_samples_the_users_backends(where):
     assert 8 <= two["samples"] / 2 <= 17, two
     assert one["idle_share"] == 0.0
     assert two["idle_share"] == pytest.approx(0.5, abs=0.1)
+
+
+@pytest.mark.needs_postgres
+def test_the_writeback_run_counts_a_checkpoints_pages_and_runs_on_a_real_cluster(where, monkeypatch):
+    """A table of 2,000 rows, about 9 to a page (fillfactor 50), vacuumed;
+    then 10 transactions, each updating the next 200 rows in place (HOT:
+    the new versions stay on their pages) while pg_buffercache is sampled.
+    The last point: 10 transactions; the heap pages those rows are on
+    (counted from their ctids), one run of them, plus the visibility map's
+    page that the updates clear (its own run)."""
+    import time
+
+    from storlab.db.managed import ManagedPostgres
+
+    try:
+        find_pg_bin()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    monkeypatch.setattr(dbprofile, "WRITEBACK_SAMPLE_S", 0.5)
+    with ManagedPostgres(where / "pg") as pg:
+        pg.sql("CREATE EXTENSION IF NOT EXISTS pg_prewarm; "
+               "CREATE TABLE t (id int PRIMARY KEY, v int, pad text) WITH (fillfactor = 50, autovacuum_enabled = off); "
+               "INSERT INTO t SELECT i, 0, repeat('x', 400) FROM generate_series(1, 2000) i; VACUUM (FREEZE) t;")
+        heap = int(pg.sql("SELECT count(DISTINCT (ctid::text::point)[0]) FROM t;").strip())
+
+        def run() -> dict:
+            for k in range(10):
+                pg.sql(f"UPDATE t SET v = v + 1 WHERE id BETWEEN {200 * k + 1} AND {200 * (k + 1)};")
+                time.sleep(0.3)
+            return {}
+
+        wb = dbprofile.writeback_run(pg, run, 1.0)
+    assert 200 <= heap <= 250, heap  # 2,000 rows at about 9 a page
+    assert wb is not None and len(wb["txns_per_unit"]) >= 2, wb
+    assert wb["txns_per_unit"][-1] == pytest.approx(10, abs=0.5), wb
+    assert heap <= wb["pages_per_unit"][-1] <= heap + 2, (heap, wb)
+    assert 1 <= wb["runs_per_unit"][-1] <= 3, wb
+    assert wb["pages_per_unit"] == sorted(wb["pages_per_unit"])
+    assert (wb["checkpoint_timeout_s"], wb["max_wal_bytes"], wb["flush_after_bytes"]) == (300.0, 1024.0 ** 3, 262144.0)
+    assert wb["completion_target"] == pytest.approx(0.9)

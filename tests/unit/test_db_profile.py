@@ -189,3 +189,19 @@ def test_flush_cpu_is_the_sync_cost_at_one_user_over_its_syncs():
     # No sync counts (an older recording) or no one-user point: nothing to split.
     assert profile.flush_cpu({"vus": [1, 2], "cpu_us_per_txn": [500.0, 600.0]}, 410.0) == 0.0
     assert profile.flush_cpu({"vus": [2, 4], "cpu_us_per_txn": [500.0, 600.0], "wal_syncs_per_txn": [0.9, 0.8]}, 410.0) == 0.0
+
+
+def test_the_writeback_curve_from_buffercache_samples_by_hand():
+    # (transactions so far, dirty pages, runs, checkpoint writes), two home
+    # units. The first sample is the origin (5 pages, 5 runs left dirty);
+    # sample i has i sampler queries of its own in its count.
+    samples = [(1000, 5, 5, 7), (3001, 2005, 1005, 7), (7002, 3005, 805, 7),
+               (7003, 2905, 700, 7),  # no new transactions: left out
+               (11004, 2805, 800, 7),  # fewer dirty (the bgwriter): held at 1,500 a unit
+               (15005, 9000, 10, 8)]  # a checkpoint began: the curve ends
+    c = profile.writeback_curve(samples, 2.0)
+    # (3001 − 1000 − 1) / 2 = 1000; (2005 − 5) / 2 = 1000 pages; 500 runs.
+    assert c["txns_per_unit"] == [1000.0, 3000.0, 5000.0]
+    assert c["pages_per_unit"] == [1000.0, 1500.0, 1500.0]
+    assert c["runs_per_unit"] == [500.0, 400.0, 397.5]
+    assert profile.writeback_curve(samples[:1], 2.0)["txns_per_unit"] == []

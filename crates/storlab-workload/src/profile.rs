@@ -28,6 +28,102 @@ pub struct Profile {
     pub transactions: Vec<TxnProfile>,
     pub mrc: Mrc,
     pub concurrency: Usl,
+    /// The data pages dirty after n transactions since a checkpoint; absent
+    /// in older profiles, where every dirtied page counts as a new one.
+    #[serde(default)]
+    pub writeback: Option<Writeback>,
+}
+
+/// The write-back curve: how many distinct data pages, in how many runs of
+/// contiguous pages, are dirty after n transactions since a checkpoint, per
+/// home scale unit in use (pg_buffercache sampled during a run that starts
+/// at a CHECKPOINT with the data in shared_buffers); and the recording
+/// server's checkpoint settings, which the model's checkpoints follow.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct Writeback {
+    /// Transactions per unit since the checkpoint, ascending from 0.
+    pub txns_per_unit: Vec<f64>,
+    /// Distinct dirty data pages per unit after them, non-decreasing.
+    pub pages_per_unit: Vec<f64>,
+    /// Runs of contiguous dirty pages of one relation per unit; at most the pages.
+    pub runs_per_unit: Vec<f64>,
+    /// The home units the recording run used (TPC-C: its distinct home warehouses).
+    #[serde(default = "one")]
+    pub units: f64,
+    #[serde(default = "checkpoint_timeout_s")]
+    pub checkpoint_timeout_s: f64,
+    #[serde(default = "max_wal_bytes")]
+    pub max_wal_bytes: f64,
+    #[serde(default = "completion_target")]
+    pub completion_target: f64,
+    /// `checkpoint_flush_after`: the checkpointer hands its sorted writes
+    /// to the kernel in batches of this many bytes, so a write-back I/O is
+    /// at most this long.
+    #[serde(default = "flush_after_bytes")]
+    pub flush_after_bytes: f64,
+    #[serde(default)]
+    pub method: String,
+}
+
+fn one() -> f64 {
+    1.0
+}
+/// PostgreSQL's defaults (postgresql.conf.sample, PostgreSQL 15).
+fn checkpoint_timeout_s() -> f64 {
+    300.0
+}
+fn max_wal_bytes() -> f64 {
+    1073741824.0
+}
+fn completion_target() -> f64 {
+    0.9
+}
+fn flush_after_bytes() -> f64 {
+    262144.0
+}
+
+impl Default for Writeback {
+    /// No curve points, PostgreSQL's default checkpoint settings.
+    fn default() -> Writeback {
+        Writeback {
+            txns_per_unit: vec![],
+            pages_per_unit: vec![],
+            runs_per_unit: vec![],
+            units: one(),
+            checkpoint_timeout_s: checkpoint_timeout_s(),
+            max_wal_bytes: max_wal_bytes(),
+            completion_target: completion_target(),
+            flush_after_bytes: flush_after_bytes(),
+            method: String::new(),
+        }
+    }
+}
+
+impl Writeback {
+    /// `ys` at `x` transactions per unit: linear between the points from
+    /// (0, 0), on the last segment's slope beyond them.
+    fn at(&self, ys: &[f64], x: f64) -> f64 {
+        let xs = &self.txns_per_unit;
+        let (mut x0, mut y0) = (0.0, 0.0);
+        for (i, (&x1, &y1)) in xs.iter().zip(ys).enumerate() {
+            if x <= x1 || i + 1 == xs.len() {
+                let slope = if x1 > x0 { (y1 - y0) / (x1 - x0) } else { 0.0 };
+                return (y0 + slope * (x - x0)).max(0.0);
+            }
+            (x0, y0) = (x1, y1);
+        }
+        0.0
+    }
+
+    /// Distinct dirty pages per unit after `x` transactions per unit.
+    pub fn pages_at(&self, x: f64) -> f64 {
+        self.at(&self.pages_per_unit, x)
+    }
+
+    /// Runs of contiguous dirty pages per unit after `x` transactions per unit.
+    pub fn runs_at(&self, x: f64) -> f64 {
+        self.at(&self.runs_per_unit, x).min(self.pages_at(x))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -267,6 +363,33 @@ impl Profile {
                 return Err(field("concurrency.throughput", format!("{x} — transactions per second above 0 where throughput_stdev is given")));
             }
         }
+        if let Some(w) = &p.writeback {
+            let n = w.txns_per_unit.len();
+            if n == 0 || w.pages_per_unit.len() != n || w.runs_per_unit.len() != n {
+                return Err(field("writeback", format!(
+                    "{n} txns_per_unit, {} pages_per_unit, {} runs_per_unit — one of each per point, at least one point",
+                    w.pages_per_unit.len(),
+                    w.runs_per_unit.len()
+                )));
+            }
+            if w.txns_per_unit[0] < 0.0 || w.txns_per_unit.windows(2).any(|x| x[1] <= x[0]) || w.txns_per_unit.iter().any(|x| !x.is_finite()) {
+                return Err(field("writeback.txns_per_unit", "must be 0 or more and ascend".into()));
+            }
+            if w.pages_per_unit.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || w.pages_per_unit.windows(2).any(|x| x[1] < x[0]) {
+                return Err(field("writeback.pages_per_unit", "must be 0 or more and never fall".into()));
+            }
+            if let Some((r, pg)) = w.runs_per_unit.iter().zip(&w.pages_per_unit).find(|(r, pg)| !(r.is_finite() && **r >= 0.0 && **r <= **pg + 1e-9)) {
+                return Err(field("writeback.runs_per_unit", format!("{r} where pages_per_unit is {pg} — runs are 0 or more and at most the pages")));
+            }
+            for (f, x, lo) in [("units", w.units, 1.0), ("checkpoint_timeout_s", w.checkpoint_timeout_s, 1.0), ("max_wal_bytes", w.max_wal_bytes, 1.0), ("flush_after_bytes", w.flush_after_bytes, 0.0)] {
+                if !(x.is_finite() && x >= lo) {
+                    return Err(field(&format!("writeback.{f}"), format!("{x} — must be at least {lo}")));
+                }
+            }
+            if !(w.completion_target > 0.0 && w.completion_target <= 1.0) {
+                return Err(field("writeback.completion_target", format!("{} — PostgreSQL takes 0 to 1 (default 0.9)", w.completion_target)));
+            }
+        }
         let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
         for t in &p.transactions {
             for l in &t.row_locks {
@@ -391,6 +514,41 @@ beta = 0.0005
         assert_eq!(p.mrc.miss_ratio_at(2.0), 0.0);
         // 1 + 0.02 × 7 + 0.0005 × 8 × 7 = 1.168.
         assert!((p.usl_factor(8.0) - 1.168).abs() < 1e-12);
+    }
+
+    const WRITEBACK: &str = "\n[writeback]\ntxns_per_unit = [1000.0, 3000.0]\npages_per_unit = [500.0, 900.0]\nruns_per_unit = [400.0, 300.0]\nunits = 2\n";
+
+    #[test]
+    fn the_writeback_curve_runs_from_the_origin_and_on_along_its_last_slope() {
+        let p = Profile::from_toml("t.toml", &format!("{EXAMPLE}{WRITEBACK}")).unwrap();
+        let w = p.writeback.unwrap();
+        // From (0, 0) to (1000, 500): 250 at 500.
+        assert!((w.pages_at(500.0) - 250.0).abs() < 1e-9);
+        // Between the points: 500 + 400 × 1000 / 2000 = 700.
+        assert!((w.pages_at(2000.0) - 700.0).abs() < 1e-9);
+        // Past the last: its slope, 0.2 a transaction: 900 + 0.2 × 2000 = 1300.
+        assert!((w.pages_at(5000.0) - 1300.0).abs() < 1e-9);
+        // Runs: 400 − 0.05 × 2000 = 300 at 3000; at 11,000, 300 − 400 → none.
+        assert!((w.runs_at(2000.0) - 350.0).abs() < 1e-9);
+        assert_eq!(w.runs_at(11000.0), 0.0);
+        // Runs never exceed the pages: at 100, 40 runs over 50 pages.
+        assert!((w.runs_at(100.0) - 40.0).abs() < 1e-9);
+        // The checkpoint settings default to PostgreSQL's.
+        assert_eq!((w.checkpoint_timeout_s, w.max_wal_bytes, w.completion_target, w.flush_after_bytes), (300.0, 1073741824.0, 0.9, 262144.0));
+        assert_eq!(w.units, 2.0);
+        assert!(Profile::from_toml("t.toml", EXAMPLE).unwrap().writeback.is_none());
+    }
+
+    #[test]
+    fn a_writeback_curve_that_falls_or_has_more_runs_than_pages_is_refused() {
+        let e = Profile::from_toml("t.toml", &format!("{EXAMPLE}{}", WRITEBACK.replace("[500.0, 900.0]", "[500.0, 400.0]"))).unwrap_err().to_string();
+        assert!(e.starts_with("t.toml: writeback.pages_per_unit:") && !e.contains('\n'), "{e}");
+        let e = Profile::from_toml("t.toml", &format!("{EXAMPLE}{}", WRITEBACK.replace("[400.0, 300.0]", "[600.0, 300.0]"))).unwrap_err().to_string();
+        assert!(e.contains("writeback.runs_per_unit: 600 where pages_per_unit is 500"), "{e}");
+        let e = Profile::from_toml("t.toml", &format!("{EXAMPLE}{}completion_target = 1.5\n", WRITEBACK)).unwrap_err().to_string();
+        assert!(e.contains("writeback.completion_target: 1.5"), "{e}");
+        let e = Profile::from_toml("t.toml", &format!("{EXAMPLE}{}", WRITEBACK.replace("[400.0, 300.0]", "[400.0]"))).unwrap_err().to_string();
+        assert!(e.contains("writeback: 2 txns_per_unit, 2 pages_per_unit, 1 runs_per_unit"), "{e}");
     }
 
     #[test]

@@ -20,6 +20,7 @@ import platform
 import re
 import shlex
 import statistics
+import threading
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -701,6 +702,111 @@ def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, A
     return pts
 
 
+# The write-back run: how long, and how often pg_buffercache is sampled.
+WRITEBACK_RUN_S = 40.0
+WRITEBACK_SAMPLE_S = 2.0
+# The dirty pages of this database's relations and their runs of
+# contiguous blocks (one relation fork), with the transactions so far and
+# the checkpointer's writes (a checkpoint inside the run ends the curve).
+_DIRTY_SQL = (
+    "SELECT (SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()), "
+    "count(*), count(*) FILTER (WHERE prev IS DISTINCT FROM relblocknumber - 1), "
+    "(SELECT buffers_checkpoint FROM pg_stat_bgwriter) "
+    "FROM (SELECT relblocknumber, lag(relblocknumber) OVER (PARTITION BY relfilenode, relforknumber "
+    "ORDER BY relblocknumber) AS prev FROM pg_buffercache WHERE isdirty AND reldatabase = "
+    "(SELECT oid FROM pg_database WHERE datname = current_database())) s;")
+
+
+def writeback_curve(samples: list[tuple[float, float, float, float]], units: float) -> dict[str, list[float]]:
+    """The write-back curve from pg_buffercache samples (transactions so
+    far, dirty pages, runs, checkpoint writes), the first taken just after a
+    CHECKPOINT: per home unit, the transactions since it, the distinct dirty
+    pages and their runs — up to the first sample after a checkpoint began
+    (its writes clean pages), the transactions of the sampler's own queries
+    (one a sample) taken out, the pages made non-decreasing."""
+    if len(samples) < 2:
+        return {"txns_per_unit": [], "pages_per_unit": [], "runs_per_unit": []}
+    x0, d0, r0, c0 = samples[0]
+    xs: list[float] = []
+    ds: list[float] = []
+    rs: list[float] = []
+    for i, (x, d, r, c) in enumerate(samples[1:], start=1):
+        if c != c0:
+            break
+        n = (x - x0 - i) / units
+        if n <= (xs[-1] if xs else 0.0):
+            continue
+        pages = max((d - d0) / units, ds[-1] if ds else 0.0, 0.0)
+        xs.append(round(n, 3))
+        ds.append(round(pages, 3))
+        rs.append(round(min(max(r - r0, 0.0) / units, pages), 3))
+    return {"txns_per_unit": xs, "pages_per_unit": ds, "runs_per_unit": rs}
+
+
+def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float) -> dict[str, Any] | None:
+    """One run from a CHECKPOINT with the data in shared_buffers, sampling
+    pg_buffercache every WRITEBACK_SAMPLE_S: the write-back curve with the
+    server's checkpoint settings, or None where it found too few points."""
+    managed.sql("CREATE EXTENSION IF NOT EXISTS pg_buffercache;")
+    mem = machine()["memory_bytes"] or (4 << 30)
+    sb = int(min(max(1.25 * _table_bytes(managed), 128 << 20), mem / 4))
+    managed.restart({"shared_buffers": f"{sb // 1024}kB"})
+    _prewarm(managed)
+    managed.sql("CHECKPOINT;")
+
+    def sample() -> tuple[float, float, float, float] | None:
+        try:
+            row = managed.sql(_DIRTY_SQL).strip().splitlines()[-1].split("|")
+            return float(row[0]), float(row[1]), float(row[2]), float(row[3])
+        except (ValueError, IndexError, StorlabError):
+            return None
+
+    samples: list[tuple[float, float, float, float]] = []
+    first = sample()
+    if first is None:
+        return None
+    samples.append(first)
+    stop = threading.Event()
+
+    def sampler() -> None:
+        while not stop.wait(WRITEBACK_SAMPLE_S):
+            got = sample()
+            if got is not None:
+                samples.append(got)
+
+    th = threading.Thread(target=sampler, daemon=True)
+    th.start()
+    try:
+        run()
+    finally:
+        stop.set()
+        th.join()
+    curve = writeback_curve(samples, units)
+    if len(curve["txns_per_unit"]) < 2:
+        return None
+    settings = {}
+    for name in ("checkpoint_timeout", "max_wal_size", "checkpoint_completion_target", "checkpoint_flush_after"):
+        out = managed.sql(f"SELECT setting, coalesce(unit, '') FROM pg_settings WHERE name = '{name}';").strip()
+        val, _, unit = out.splitlines()[-1].partition("|") if out else ("", "", "")
+        settings[name] = (float(val), unit) if val else None
+    scale_of = {"s": 1.0, "min": 60.0, "kB": 1024.0, "MB": 1048576.0, "8kB": 8192.0, "": 1.0}
+    out: dict[str, Any] = dict(curve)
+    out["units"] = units
+    for key, name in (("checkpoint_timeout_s", "checkpoint_timeout"), ("max_wal_bytes", "max_wal_size"),
+                      ("completion_target", "checkpoint_completion_target"),
+                      ("flush_after_bytes", "checkpoint_flush_after")):
+        got = settings.get(name)
+        if got is not None and got[1] in scale_of:
+            out[key] = got[0] * scale_of[got[1]]
+    out["method"] = (f"one run of {WRITEBACK_RUN_S:g} s from a CHECKPOINT with the data in shared_buffers "
+                     f"({sb // 1048576} MB) on {units:g} home unit(s), pg_buffercache sampled every "
+                     f"{WRITEBACK_SAMPLE_S:g} s: distinct dirty pages of the database and their runs of contiguous "
+                     "blocks of one relation fork, against transactions since the checkpoint "
+                     "(pg_stat_database xact_commit + xact_rollback, the sampler's own taken out), per unit; "
+                     "checkpoint settings from pg_settings")
+    return out
+
+
 def _table_bytes(managed: Any) -> float:
     out = managed.sql("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
                       "WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace;")
@@ -756,6 +862,10 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
     pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
     outside = None if insert else outside_run(managed, lambda: run_one(1, ramp, dur))
+    # The write-back curve on the home units the run uses: TPC-C's users
+    # take home warehouses round-robin, so min(users, warehouses).
+    wb_units = float(min(vus_m, warehouses)) if kind == "tpcc" else 1.0
+    writeback = None if insert else writeback_run(managed, lambda: run_one(vus_m, 0.0, WRITEBACK_RUN_S), wb_units)
     method = (f"runs at {len(pts)} shared_buffers sizes on the managed cluster after pg_prewarm, {vus_m} VUs, "
               + ("each until its rows were in" if insert else f"{dur:g} s windows after {ramp:g} s")
               + "; cache fraction = shared_buffers / the data "
@@ -779,6 +889,8 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         prof["concurrency"]["outside_us"] = outside[0]
         prof["concurrency"]["cpu_us_sync_off"] = outside[1]
         prof["concurrency"]["flush_cpu_us"] = flush_cpu(prof["concurrency"], outside[1])
+    if writeback is not None:
+        prof["writeback"] = writeback
     if insert:
         for t in prof["transaction"]:
             t["rows_per_txn"] = float(commit_every)
