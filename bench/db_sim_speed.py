@@ -13,8 +13,10 @@ Runs, alternately and in fresh processes pinned to one core (taskset -c 0):
   miss ratio pages one at a time on the data pool (the miss ratio from the
   profile's curve at 0.75 × the host's memory over the data size), commits
   through a log writer that flushes every waiting commit in one write on the
-  log pool (group commit), and leaves its dirtied pages to a flusher that
-  wakes every 5 s and queues them all at once on the data pool. Each pool is one pacer at its provisioned IOPS
+  log pool (group commit), and counts toward the data write-back: a flusher
+  that wakes every 5 s and queues at once on the data pool its slice's
+  share of the checkpoints' writes (the profile's write-back curve at the
+  checkpoint interval's transactions, as storlab's model takes it). Each pool is one pacer at its provisioned IOPS
   plus the catalog's log-normal service time (median and p99); the host's
   EBS caps, the throughput caps and the 256 KiB I/O accounting that storlab
   also models are left out of the peer (they do not bind here).
@@ -151,6 +153,42 @@ SIMPY_CHILD = textwrap.dedent('''
             mu, sigma = self.w if write else self.r
             return admit - now + self.rnd.lognormvariate(mu, sigma)
 
+    WB = prof.get("writeback")
+
+    def curve_at(ys, x):
+        xs, x0, y0 = WB["txns_per_unit"], 0.0, 0.0
+        for i, (x1, y1) in enumerate(zip(xs, ys)):
+            if x <= x1 or i + 1 == len(xs):
+                slope = (y1 - y0) / (x1 - x0) if x1 > x0 else 0.0
+                return max(y0 + slope * (x - x0), 0.0)
+            x0, y0 = x1, y1
+        return 0.0
+
+    def dirty_after(n, units):
+        if WB:
+            pages = units * curve_at(WB["pages_per_unit"], n / units)
+            return pages, min(units * curve_at(WB["runs_per_unit"], n / units), pages)
+        pages = n * sum(t["share"] * t["pages_dirtied"] for t in txns)
+        return pages, pages
+
+    def checkpoint_share(rate, dt, units, reads, cache_pages, short):
+        # The checkpoint interval: the timeout, or the WAL trigger if sooner.
+        wal = rate * sum(t["share"] * t["wal_bytes"] for t in txns)
+        timeout = WB.get("checkpoint_timeout_s", 300.0) if WB else 300.0
+        trigger = (WB.get("max_wal_bytes", 1073741824.0) / (1 + WB.get("completion_target", 0.9))) if WB else 1073741824.0 / 1.9
+        interval = max(min(timeout, trigger / wal) if wal > 0 else timeout, dt)
+        n = rate * interval
+        pages, runs = dirty_after(n, units)
+        per_io = max(WB.get("flush_after_bytes", 262144.0), PAGE) / PAGE if WB else 32.0
+        ckpt = min(max(runs, pages / per_io), pages) * dt / interval
+        # A short cache: each read evicts a page, dirty with the chance a
+        # cached page is over the checkpoint's cycle.
+        evict = 0.0
+        if short and reads > 0:
+            mean_dirty = sum(dirty_after(n * (i + 0.5) / 8, units)[0] for i in range(8)) / 8
+            evict = reads * min(mean_dirty / cache_pages, 1.0)
+        return ckpt + evict
+
     def draw_count(mean, rnd):
         f = math.floor(mean)
         return int(f) + (1 if rnd.random() < mean - f else 0)
@@ -166,7 +204,9 @@ SIMPY_CHILD = textwrap.dedent('''
         data_bytes = d["bytes_per_scale_unit"] * P["scale"] + d.get("fixed_bytes", 0.0)
         miss = miss_ratio(P["memory_bytes"] * DB_MEMORY_SHARE / data_bytes)
         w0, w1 = P["rampup_s"], P["rampup_s"] + P["duration_s"]
-        st = {"done": 0, "backlog": 0.0, "waiting": [], "flushes": 0}
+        st = {"done": 0, "backlog": 0.0, "waiting": [], "flushes": 0, "slice": 0, "reads": 0}
+        cache = P["memory_bytes"] * DB_MEMORY_SHARE
+        units = float(min(n, int(P["scale"])))
         log_kick = [env.event()]
 
         def log_writer():
@@ -189,6 +229,9 @@ SIMPY_CHILD = textwrap.dedent('''
         def flusher():
             while True:
                 yield env.timeout(FLUSHER_PERIOD_S)
+                st["backlog"] += checkpoint_share(st["slice"] / FLUSHER_PERIOD_S, FLUSHER_PERIOD_S, units,
+                                                  st["reads"], cache / PAGE, cache < data_bytes)
+                st["slice"], st["reads"] = 0, 0
                 while st["backlog"] >= 1.0:
                     st["backlog"] -= 1.0
                     data.io(env.now, True)  # queued at once; nobody waits
@@ -203,6 +246,7 @@ SIMPY_CHILD = textwrap.dedent('''
                     yield req
                     yield env.timeout(t["cpu_us"] * 1e-6 * usl)
                 for _ in range(draw_count(t["page_accesses"] * miss, rnd)):
+                    st["reads"] += 1
                     yield env.timeout(data.io(env.now, False))
                 if draw_count(t["commits"], rnd):
                     ev = env.event()
@@ -212,7 +256,7 @@ SIMPY_CHILD = textwrap.dedent('''
                     yield ev
                 if w0 <= env.now <= w1:
                     st["done"] += 1
-                st["backlog"] += t["pages_dirtied"]
+                st["slice"] += 1
 
         env.process(log_writer())
         env.process(flusher())

@@ -142,11 +142,22 @@ pub fn simulate_database(
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut done_s = 0.0;
     let c = &db.profile.concurrency;
+    let dirties = db.profile.writeback.is_some() || db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0);
     if let Some(delay) = db.writeback_delay_s.filter(|&d| d > 0.0) {
-        if db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0) {
+        if dirties {
             let window = if delay > db.rampup_s { format!("; the window's first {:.0} s write none", (delay - db.rampup_s).min(db.duration_s)) } else { String::new() };
-            assumptions.push(format!("writeback_delay_s: dirtied data pages are written on the data pool once they are {delay:.0} s old, as on a freshly started server{window}"));
+            assumptions.push(format!("writeback_delay_s: no data write-back before {delay:.0} s, as on a freshly started server (Linux writes a dirty page back once it is 30 s old){window}"));
         }
+    }
+    match &db.profile.writeback {
+        Some(w) => assumptions.push(format!(
+            "data write-back: a checkpoint every {:.0} s or once {:.0} MB of WAL is written, whichever is first, writing the distinct pages dirtied since the last in runs of contiguous pages of up to {:.0} KiB, from the profile's write-back curve",
+            w.checkpoint_timeout_s,
+            w.max_wal_bytes / (1.0 + w.completion_target) / 1e6,
+            w.flush_after_bytes / 1024.0
+        )),
+        None if dirties => assumptions.push("data write-back: the profile has no write-back curve, so every page a transaction dirties is written as a page of its own (record the profile again for its curve)".into()),
+        None => {}
     }
     if db.usl.is_none() && !c.penalty.is_empty() {
         let cpus = db.profile.provenance.get("machine").and_then(|m| m.get("cpus")).and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float())).map(|n| format!(" ({n} vCPUs)")).unwrap_or_default();

@@ -24,14 +24,19 @@
 //!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
 //!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
 //!    its `fdatasync` (docs/dbmodel.md);
-//! 4. leaves `pages_dirtied` pages to the kernel's flusher, which wakes
-//!    every `FLUSHER_PERIOD_S` (Linux's `dirty_writeback_centisecs`, 5 s)
-//!    and writes at once every page that is `writeback_delay_s` old (0 by
-//!    default, a sweep's steady state; 30 s for a freshly started server,
-//!    whose kernel writes back a dirty page once it is 30 s old), 8 KiB
-//!    random writes on the `data` pool queued in one go, so a commit's log
-//!    write behind them on the same pool waits for them; and releases its
-//!    rows to the next user waiting for each.
+//! 4. releases its rows to the next user waiting for each, and counts
+//!    toward the data write-back (`WritebackModel`): each checkpoint writes
+//!    the distinct pages dirtied since the one before, in runs of
+//!    contiguous pages, as the profile's write-back curve has them at the
+//!    checkpoint interval's transactions (`pages_dirtied` each, a page of
+//!    its own, where a profile has no curve); where the cache is short of
+//!    the data, each data read also evicts a page, dirty with the chance a
+//!    cached page is. The kernel's flusher, waking every `FLUSHER_PERIOD_S`
+//!    (Linux's `dirty_writeback_centisecs`, 5 s), queues the last 5 s's
+//!    share of them in one go on the `data` pool from `writeback_delay_s`
+//!    on (0 by default, a sweep's steady state; 30 s for a freshly started
+//!    server, whose kernel writes back a dirty page once it is 30 s old), so
+//!    a commit's log write behind them on the same pool waits for them.
 //! Every I/O goes through the same pacers (caps and buckets), cost tables
 //! and latency draws as I/O jobs, so the CloudWatch-style series come out
 //! the same way. `all` pools take every role; a config without a `log`
@@ -62,19 +67,118 @@ pub const DB_MEMORY_SHARE: f64 = 0.75;
 pub const HOST_CPU_SPEED: f64 = 1.0;
 const PAGE: f64 = 8192.0;
 const MAX_LOG_WRITE: f64 = 1048576.0;
-/// How long a dirty data page stays in memory before it is written, when a
-/// scenario does not say: 0, a sweep's steady state. A VU count of a sweep
-/// runs right after the one before it (HammerDB's autopilot, `bench db`),
-/// so the write-back of the pages dirtied before its window is already
-/// running at the rate they are dirtied. A freshly started or checkpointed
+/// When the data write-back starts, when a scenario does not say: 0, a
+/// sweep's steady state. A VU count of a sweep runs right after the one
+/// before it (HammerDB's autopilot, `bench db`), so the write-back of the
+/// pages dirtied before its window is already running at their rate. A freshly started or checkpointed
 /// server writes none for its first 30 s: Linux writes back a dirty page
 /// once it is 30 s old (`vm.dirty_expire_centisecs` = 3000,
 /// Documentation/admin-guide/sysctl/vm.rst), which `writeback_delay_s = 30`
 /// models.
 pub const WRITEBACK_DELAY_S: f64 = 0.0;
-/// Pages dirtied within this much of each other become due together (one
-/// entry of the write-back queue).
-const WRITEBACK_GRAIN_S: f64 = 0.01;
+
+/// The data write-back: the checkpoints' writes and the dirty pages the
+/// cache evicts. A checkpoint writes every page dirtied since the one
+/// before, once, sorted by file and block (PostgreSQL's `BufferSync`), so
+/// contiguous dirty pages of one relation go as one I/O of up to
+/// `checkpoint_flush_after`; the profile's write-back curve says how many
+/// distinct pages, in how many runs, n transactions leave dirty. A
+/// checkpoint comes every `checkpoint_timeout`, or sooner once the WAL
+/// since the last one reaches `max_wal_size / (1 + checkpoint_completion_target)`
+/// (PostgreSQL's `CalculateCheckpointSegments`), and its writes are spread
+/// over the interval; the model takes their mean rate at the current
+/// transaction rate. A profile without the curve (older ones) counts every
+/// dirtied page as a new page in a run of its own, so its write-back is its
+/// `pages_dirtied` a transaction, as before. Where the cache does not hold
+/// the data, each data read evicts a page, dirty with the chance that a
+/// cached page is dirty over the checkpoint's cycle: one 8 KiB write.
+pub(crate) struct WritebackModel {
+    curve: Option<storlab_workload::profile::Writeback>,
+    /// Pages dirtied per transaction, the mix's mean (the curve's stand-in).
+    pages_per_txn: f64,
+    wal_per_txn: f64,
+    /// The home units in use (TPC-C: distinct home warehouses).
+    units: f64,
+    timeout_s: f64,
+    wal_trigger_bytes: f64,
+    /// The longest write-back I/O, bytes.
+    pub max_io_bytes: f64,
+    cache_pages: f64,
+    cache_short: bool,
+}
+
+/// One flusher slice's share of the write-back.
+pub(crate) struct WritebackSlice {
+    pub ops: f64,
+    pub pages: f64,
+    pub evictions: f64,
+}
+
+impl WritebackModel {
+    pub(crate) fn new(profile: &Profile, memory: f64, homes: &[u64], data_bytes: f64) -> WritebackModel {
+        let mix = |f: &dyn Fn(&storlab_workload::profile::TxnProfile) -> f64| profile.transactions.iter().map(|t| t.share * f(t)).sum::<f64>();
+        let curve = profile.writeback.clone();
+        let units = if profile.scale_unit == "warehouse" {
+            homes.iter().collect::<std::collections::HashSet<_>>().len().max(1) as f64
+        } else {
+            1.0
+        };
+        let d = storlab_workload::profile::Writeback::default();
+        let w = curve.as_ref().unwrap_or(&d);
+        WritebackModel {
+            pages_per_txn: mix(&|t| t.pages_dirtied).max(0.0),
+            wal_per_txn: mix(&|t| t.wal_bytes).max(0.0),
+            units,
+            timeout_s: w.checkpoint_timeout_s,
+            wal_trigger_bytes: w.max_wal_bytes / (1.0 + w.completion_target),
+            max_io_bytes: w.flush_after_bytes.max(PAGE),
+            cache_pages: (memory / PAGE).max(1.0),
+            cache_short: memory < data_bytes,
+            curve,
+        }
+    }
+
+    /// Distinct dirty pages and their runs after `n` transactions.
+    fn dirty_after(&self, n: f64) -> (f64, f64) {
+        match &self.curve {
+            Some(c) => {
+                let x = n / self.units;
+                (self.units * c.pages_at(x), self.units * c.runs_at(x))
+            }
+            None => (self.pages_per_txn * n, self.pages_per_txn * n),
+        }
+    }
+
+    /// The checkpoint interval at `rate` transactions a second, s.
+    pub(crate) fn interval_s(&self, rate: f64) -> f64 {
+        let wal = rate * self.wal_per_txn;
+        if wal > 0.0 {
+            self.timeout_s.min(self.wal_trigger_bytes / wal)
+        } else {
+            self.timeout_s
+        }
+    }
+
+    /// The write-back of a slice of `dt` s at `rate` transactions a second
+    /// with `reads` data reads in it.
+    pub(crate) fn slice(&self, rate: f64, dt: f64, reads: f64) -> WritebackSlice {
+        let interval = self.interval_s(rate).max(dt);
+        let n = rate * interval;
+        let (pages, runs) = self.dirty_after(n);
+        let per_io = self.max_io_bytes / PAGE;
+        let ops = runs.max(pages / per_io).min(pages);
+        let share = dt / interval;
+        // Evictions: the cached pages that are dirty, on average over the
+        // checkpoint's cycle (the midpoints of eight steps).
+        let evictions = if self.cache_short && reads > 0.0 {
+            let mean_dirty = (0..8).map(|i| self.dirty_after(n * (i as f64 + 0.5) / 8.0).0).sum::<f64>() / 8.0;
+            reads * (mean_dirty / self.cache_pages).min(1.0)
+        } else {
+            0.0
+        };
+        WritebackSlice { ops: ops * share, pages: pages * share, evictions }
+    }
+}
 
 /// One run of the database model.
 #[derive(Debug, Clone)]
@@ -97,8 +201,8 @@ pub struct DbParams {
     /// Each user's home unit drawn at random (HammerDB), not round-robin
     /// (storlab's driver).
     pub random_homes: bool,
-    /// Age at which a dirtied data page is written on the data pool, s
-    /// (`WRITEBACK_DELAY_S` by default: 0, taken at the flusher's next wake-up).
+    /// When the data write-back starts, s (`WRITEBACK_DELAY_S` by default:
+    /// 0, from the flusher's first wake-up).
     pub writeback_delay_s: f64,
 }
 
@@ -380,11 +484,15 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut flushing: Vec<usize> = Vec::new();
     let mut flush_busy = false;
     let (mut flushes, mut flushed_commits) = (0u64, 0u64);
-    let mut backlog = 0.0f64;
-    // Dirtied pages not yet of age: (when they are due, pages), in order.
-    let mut dirty: VecDeque<(f64, f64)> = VecDeque::new();
+    // Write-back: the transactions and data reads since the flusher last
+    // woke, and the writes owed but not yet whole (checkpoint writes, their
+    // pages, dirty evictions).
+    let wb = WritebackModel::new(profile, memory, &homes, data_bytes);
     let delay = p.writeback_delay_s.max(0.0);
     let mut flusher_awake = false;
+    let (mut slice_txns, mut slice_reads, mut last_wake) = (0.0f64, 0.0f64, 0.0f64);
+    let (mut owed_ops, mut owed_pages, mut owed_evictions) = (0.0f64, 0.0f64, 0.0f64);
+    let mut ckpt_paths: HashMap<u64, Path> = HashMap::new();
     let mut window_open = false;
     // Where the time went (in the window), and the log's flush times.
     let (mut t_cpu_q, mut t_cpu, mut t_reads, mut t_commit, mut t_think, mut t_out) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -500,6 +608,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 // On its round trip: the event that brings it back is queued.
             } else if vu.reads_left > 0 {
                 vu.reads_left -= 1;
+                slice_reads += 1.0;
                 let done = reads.io(&mut st, &lats[data], IoClass::ReadMiss, t, &mut rng);
                 sink.complete(data, true, PAGE, done - t);
                 count_io(&mut pool_ios, data, true, PAGE, done);
@@ -511,8 +620,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 commit_start[v] = t;
                 waiting.push((v, profile.transactions[vu.txn].wal_bytes));
             } else {
-                // Done: its latency, its dirtied pages, the next transaction.
-                let tp = &profile.transactions[vu.txn];
+                // Done: its latency, the next transaction.
                 if in_window(t) {
                     counts[vu.txn] += 1;
                     hists[vu.txn].record(t - vu.started);
@@ -522,14 +630,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     txn_periods.resize(k + 1, 0.0);
                 }
                 txn_periods[k] += 1.0;
-                let writes = tp.pages_dirtied;
-                if writes > 0.0 {
-                    let due = t + delay;
-                    match dirty.back_mut() {
-                        Some(b) if due - b.0 < WRITEBACK_GRAIN_S => b.1 += writes,
-                        _ => dirty.push_back((due, writes)),
-                    }
-                }
+                slice_txns += 1.0;
                 vu.reads_left = u32::MAX;
                 // Think time: negative exponential with the given mean.
                 let think = if p.think_time_s > 0.0 { -p.think_time_s * (1.0 - rng.f64()).ln() } else { 0.0 };
@@ -628,19 +729,34 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             }
             push(&mut heap, done, FLUSH);
         }
-        // The flusher, awake: every page of age, queued at once (nobody
-        // waits for them; what comes after on the pool queues behind them).
+        // The flusher, awake: the slice's share of the checkpoint's writes
+        // and its dirty evictions, queued at once (nobody waits for them;
+        // what comes after on the pool queues behind them).
         if flusher_awake {
             flusher_awake = false;
-            while let Some(&(due, pages)) = dirty.front() {
-                if due > t {
-                    break;
-                }
-                backlog += pages;
-                dirty.pop_front();
+            let dt = t - last_wake;
+            if t >= delay && dt > 0.0 {
+                let s = wb.slice(slice_txns / dt, dt, slice_reads);
+                owed_ops += s.ops;
+                owed_pages += s.pages;
+                owed_evictions += s.evictions;
             }
-            while backlog >= 1.0 {
-                backlog -= 1.0;
+            (slice_txns, slice_reads, last_wake) = (0.0, 0.0, t);
+            if owed_ops >= 1.0 {
+                // One size for the slice's writes: its pages over its I/Os.
+                let size = (owed_pages / owed_ops).max(1.0) * PAGE;
+                let class = (size as u64).next_power_of_two().clamp(PAGE as u64, wb.max_io_bytes as u64);
+                let path = ckpt_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, data, class as f64, false, &mut labels));
+                while owed_ops >= 1.0 {
+                    owed_ops -= 1.0;
+                    owed_pages = (owed_pages - size / PAGE).max(0.0);
+                    let done = path.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
+                    sink.complete(data, false, size, done - t);
+                    count_io(&mut pool_ios, data, false, size, done);
+                }
+            }
+            while owed_evictions >= 1.0 {
+                owed_evictions -= 1.0;
                 let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
                 sink.complete(data, false, PAGE, done - t);
                 count_io(&mut pool_ios, data, false, PAGE, done);

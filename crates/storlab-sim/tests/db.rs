@@ -163,15 +163,19 @@ fn more_memory_never_raises_read_iops() {
         // Reads per transaction: 100 page accesses × the miss ratio.
         let per_txn = data.read_iops / (r.tpm / 60.0);
         assert!((per_txn - 100.0 * miss).abs() < 0.05 * 100.0 * miss + 0.01, "{gb} GB: {per_txn} reads per transaction");
-        // Write-back: 2 dirtied pages per transaction on the data pool. The
-        // flusher writes every 5 s the pages of the 5 s before, so a 20 s
-        // window writes the pages of up to 5 s before it and leaves those
-        // of its last 5 s: 2 × (20 ± 5) / 20 a transaction, 1.5 to 2.5 —
-        // fewer only when the pool is saturated and the writes queue past
-        // the window (no reads at 100 GB: 10,000s of transactions a second
-        // dirty more pages than 3,000 IOPS can write).
+        // Write-back: the checkpoints write 2 dirtied pages per transaction
+        // (a profile without a write-back curve: each a page of its own).
+        // The flusher writes every 5 s the share of the 5 s before, so a
+        // 20 s window writes the pages of up to 5 s before it and leaves
+        // those of its last 5 s: 2 × (20 ± 5) / 20 a transaction, 1.5 to
+        // 2.5 — fewer only when the pool is saturated and the writes queue
+        // past the window (no reads at 100 GB: 10,000s of transactions a
+        // second dirty more pages than 3,000 IOPS can write). Where the
+        // cache is short of the data, the dirty pages it evicts come on top.
         let wpt = data.write_iops / (r.tpm / 60.0);
-        assert!(wpt <= 2.5, "{gb} GB: {wpt} writes per transaction");
+        if miss == 0.0 {
+            assert!(wpt <= 2.5, "{gb} GB: {wpt} writes per transaction");
+        }
         if data.utilization < 0.9 {
             assert!(wpt >= 1.5, "{gb} GB: {wpt} writes per transaction");
         }
@@ -421,19 +425,19 @@ fn a_recorded_penalty_multiplies_cpu_by_users_in_ln_n_and_holds_past_its_last_co
 }
 
 // Write-back: one user, 1 ms of CPU a transaction, no reads, no commits,
-// one dirtied page each: 1,000 transactions and 1,000 dirtied pages a
-// second. The kernel's flusher wakes every 5 s (dirty_writeback_centisecs
-// = 500) and writes every page of age at once, so the data pool's writes
-// come in bursts of 5,000 in the seconds 5, 10, 15, ... and none between.
-// Written as dirtied (delay 0), the wake-ups at 5..55 s write the pages of
-// (0, 55] in minute 1 (55,000) and those at 60..115 s the pages of
-// (55, 115] in minute 2 (60,000). Written once 30 s old (the kernel's
-// dirty_expire_centisecs = 3000), the wake-ups at 35..55 s write the pages
-// of (0, 25] in minute 1 (25,000) and those at 60..115 s the pages of
-// (25, 85] in minute 2 (60,000). A window of 2-22 s writes none at 30 s;
-// one of 40-60 s takes the wake-ups at 40, 45, 50 and 55 s (the one at
-// 60 s completes after it): 20,000 pages, 1,000 a second. The throughput
-// is the same throughout: nobody waits for a write-back here.
+// one dirtied page each (no write-back curve: each a page of its own):
+// 1,000 transactions and 1,000 page writes a second. The kernel's flusher
+// wakes every 5 s (dirty_writeback_centisecs = 500) and writes the share
+// of the 5 s before at once, so the data pool's writes come in bursts of
+// 5,000 in the seconds 5, 10, 15, ... and none between. From the start
+// (delay 0), the wake-ups at 5..55 s write 55,000 in minute 1 and those at
+// 60..115 s 60,000 in minute 2. For a server started 30 s before the
+// window (the kernel's dirty_expire_centisecs = 3000), the first write-back
+// is at 30 s: the wake-ups at 30..55 s write 30,000 in minute 1, then
+// 60,000. A window of 2-22 s writes none at 30 s; one of 40-60 s takes the
+// wake-ups at 40, 45, 50 and 55 s (the one at 60 s completes after it):
+// 20,000 pages, 1,000 a second. The throughput is the same throughout:
+// nobody waits for a write-back here.
 #[test]
 fn dirtied_pages_reach_the_data_pool_in_the_flushers_bursts_once_of_age() {
     let dep = deployment();
@@ -443,7 +447,7 @@ fn dirtied_pages_reach_the_data_pool_in_the_flushers_bursts_once_of_age() {
     let run = |delay: f64, rampup_s: f64, duration_s: f64, period_s: f64| run_db(&dep, &p, &DbParams { rampup_s, duration_s, writeback_delay_s: delay, period_s, ..params(1) }, &lats);
     let now = run(0.0, 0.0, 120.0, 60.0);
     let aged = run(30.0, 0.0, 120.0, 60.0);
-    for (r, want) in [(&now, [55_000.0, 60_000.0]), (&aged, [25_000.0, 60_000.0])] {
+    for (r, want) in [(&now, [55_000.0, 60_000.0]), (&aged, [30_000.0, 60_000.0])] {
         let w = writes(r);
         assert!((w[0] / want[0] - 1.0).abs() < 0.01 && (w[1] / want[1] - 1.0).abs() < 0.01, "{w:?}, want {want:?}");
         assert!((r.tpm / 60_000.0 - 1.0).abs() < 0.01, "{}", r.tpm);
@@ -478,4 +482,67 @@ fn a_commit_waits_behind_the_flushers_burst_on_a_shared_pool() {
     assert!((r.tpm / 25_714.0 - 1.0).abs() < 0.02, "{}", r.tpm);
     let max_s = r.txn[0].latency.lat_max_us * 1e-6;
     assert!((max_s / 0.714 - 1.0).abs() < 0.05, "longest transaction {max_s} s");
+}
+
+fn with_writeback(mut p: Profile, txns: &[f64], pages: &[f64], runs: &[f64]) -> Profile {
+    p.writeback = Some(storlab_workload::profile::Writeback { txns_per_unit: txns.to_vec(), pages_per_unit: pages.to_vec(), runs_per_unit: runs.to_vec(), ..Default::default() });
+    p
+}
+
+// Checkpoints from a write-back curve: one user, 1 ms of CPU, no reads, no
+// commits: 1,000 transactions a second on one home warehouse. The curve:
+// 10,000 distinct pages in 1,000 runs dirty after 10,000 transactions,
+// none more after (the hot set, all dirty). With 10,000 WAL bytes a
+// transaction (10 MB/s) a checkpoint comes once the WAL reaches
+// 1 GiB / (1 + 0.9) = 565,117,600 bytes: every 56.51 s, 56,512
+// transactions, 10,000 pages in 1,000 I/Os of 10 pages (80 KiB; 10,000 /
+// 32 pages of checkpoint_flush_after = 312.5 is fewer) — 17.70 I/Os and
+// 176.96 pages a second. With 1,000 WAL bytes (1 MB/s, 565 s) the timeout
+// binds: every 300 s, 3.33 I/Os and 33.33 pages a second. With 10 runs,
+// the 256 KiB batches bind: 10,000 / 32 = 312.5 I/Os an interval, 5.53 a
+// second at 10 MB/s. Window 60-120 s: the wake-ups at 60..115 s.
+#[test]
+fn checkpoints_write_the_curves_distinct_pages_in_runs_each_interval() {
+    let dep = deployment();
+    let lats = [constant(1.0), constant(1.0)];
+    let pool = |r: &storlab_sim::db::DbResult| r.pools.iter().find(|p| p.role == "data").unwrap().clone();
+    let run = |wal: f64, runs: f64| {
+        let p = with_writeback(profile_wal(1000.0, 0.0, 0.0, 0.0, 0.0, 0.0, wal), &[10_000.0, 20_000.0], &[10_000.0, 10_000.0], &[runs, runs]);
+        run_db(&dep, &p, &DbParams { rampup_s: 60.0, duration_s: 60.0, ..params(1) }, &lats)
+    };
+    let interval = 1073741824.0 / 1.9 / 10_000_000.0;
+    for (wal, runs, ops, pages) in [(10_000.0, 1000.0, 1000.0 / interval, 10_000.0 / interval), (1000.0, 1000.0, 1000.0 / 300.0, 10_000.0 / 300.0), (10_000.0, 10.0, 312.5 / interval, 10_000.0 / interval)] {
+        let r = run(wal, runs);
+        assert!((r.tpm / 60_000.0 - 1.0).abs() < 0.01, "{}", r.tpm);
+        let d = pool(&r);
+        assert!((d.write_iops / ops - 1.0).abs() < 0.03, "WAL {wal}, runs {runs}: {} writes a second, want {ops:.2}", d.write_iops);
+        assert!((d.write_bytes_s / (pages * 8192.0) - 1.0).abs() < 0.03, "WAL {wal}, runs {runs}: {} B/s, want {:.0}", d.write_bytes_s, pages * 8192.0);
+    }
+}
+
+// A cache far short of the data: every data read evicts a page, and once
+// more pages are dirty over the checkpoint's cycle than the cache holds,
+// every evicted page is dirty — one 8 KiB write a read. One user, 10 ms of
+// CPU (under 100 transactions a second: some 1,300 I/Os a second, well
+// inside the gp3's 3,000), 10 page accesses a transaction at a miss ratio
+// of 0.6 (1 MB of cache, 122 pages, for 100 GB of data at scale 1,000:
+// below the curve's first point), one page dirtied a transaction (no
+// curve: some 28,000 dirty pages over a 300 s cycle, 14,000 on average,
+// far more than 122): each transaction reads 6 pages and writes 6 evicted
+// ones, plus its 1 page at the checkpoint: 7 writes. With 200 GB of cache,
+// no reads and no evictions: the checkpoint's 1 write a transaction.
+#[test]
+fn a_short_cache_writes_a_dirty_page_for_each_read_once_its_pages_are_mostly_dirty() {
+    let dep = deployment();
+    let lats = [constant(0.1), constant(0.1)];
+    let p = profile_with(10_000.0, 10.0, 1.0, 0.0, 0.0, 0.0);
+    let r = run_db(&dep, &p, &DbParams { rampup_s: 60.0, duration_s: 60.0, db_memory_bytes: Some(1e6), ..params(1) }, &lats);
+    let d = r.pools.iter().find(|p| p.role == "data").unwrap();
+    let tps = r.tpm / 60.0;
+    assert!((d.read_iops / tps / 6.0 - 1.0).abs() < 0.03, "{} reads a transaction", d.read_iops / tps);
+    assert!((d.write_iops / tps / 7.0 - 1.0).abs() < 0.03, "{} writes a transaction", d.write_iops / tps);
+    // With the whole data cached, no evictions: the checkpoint's 1 a transaction.
+    let r = run_db(&dep, &p, &DbParams { rampup_s: 60.0, duration_s: 60.0, db_memory_bytes: Some(2e11), ..params(1) }, &lats);
+    let d = r.pools.iter().find(|p| p.role == "data").unwrap();
+    assert!((d.write_iops / (r.tpm / 60.0) - 1.0).abs() < 0.03, "{} writes a transaction", d.write_iops / (r.tpm / 60.0));
 }
