@@ -717,13 +717,14 @@ _DIRTY_SQL = (
     "(SELECT oid FROM pg_database WHERE datname = current_database())) s;")
 
 
-def writeback_curve(samples: list[tuple[float, float, float, float]], units: float) -> dict[str, list[float]]:
+def writeback_curve(samples: list[tuple[float, float, float, float]], units: float,
+                    own: float = 1.0) -> dict[str, list[float]]:
     """The write-back curve from pg_buffercache samples (transactions so
     far, dirty pages, runs, checkpoint writes), the first taken just after a
     CHECKPOINT: per home unit, the transactions since it, the distinct dirty
     pages and their runs — up to the first sample after a checkpoint began
-    (its writes clean pages), the transactions of the sampler's own queries
-    (one a sample) taken out, the pages made non-decreasing."""
+    (its writes clean pages), the sampler's own transactions (`own` a
+    sample) taken out, the pages made non-decreasing."""
     if len(samples) < 2:
         return {"txns_per_unit": [], "pages_per_unit": [], "runs_per_unit": []}
     x0, d0, r0, c0 = samples[0]
@@ -733,7 +734,7 @@ def writeback_curve(samples: list[tuple[float, float, float, float]], units: flo
     for i, (x, d, r, c) in enumerate(samples[1:], start=1):
         if c != c0:
             break
-        n = (x - x0 - i) / units
+        n = (x - x0 - own * i) / units
         if n <= (xs[-1] if xs else 0.0):
             continue
         pages = max((d - d0) / units, ds[-1] if ds else 0.0, 0.0)
@@ -761,11 +762,13 @@ def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float)
         except (ValueError, IndexError, StorlabError):
             return None
 
-    samples: list[tuple[float, float, float, float]] = []
-    first = sample()
-    if first is None:
+    # The sampler's own transactions a sample (psql's connection start is
+    # one too): two samples with nothing else running.
+    idle = [sample(), sample()]
+    if idle[0] is None or idle[1] is None:
         return None
-    samples.append(first)
+    own = max(idle[1][0] - idle[0][0], 0.0)
+    samples: list[tuple[float, float, float, float]] = [idle[1]]
     stop = threading.Event()
 
     def sampler() -> None:
@@ -781,7 +784,7 @@ def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float)
     finally:
         stop.set()
         th.join()
-    curve = writeback_curve(samples, units)
+    curve = writeback_curve(samples, units, own)
     if len(curve["txns_per_unit"]) < 2:
         return None
     settings = {}
@@ -802,7 +805,7 @@ def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float)
                      f"({sb // 1048576} MB) on {units:g} home unit(s), pg_buffercache sampled every "
                      f"{WRITEBACK_SAMPLE_S:g} s: distinct dirty pages of the database and their runs of contiguous "
                      "blocks of one relation fork, against transactions since the checkpoint "
-                     "(pg_stat_database xact_commit + xact_rollback, the sampler's own taken out), per unit; "
+                     f"(pg_stat_database xact_commit + xact_rollback, less the sampler's own: {own:g} a sample), per unit; "
                      "checkpoint settings from pg_settings")
     return out
 
