@@ -241,10 +241,11 @@ def test_home_warehouses_is_round_robin_or_random(storlab, scenario):
           "workload.database.home_warehouses", "'hammerdb'", '"round-robin"', '"random"')
     # HammerDB's draw: 8 users on 8 warehouses share some (8! / 8^8 = 0.24 %
     # chance they do not), so some wait for another's row, where round-robin
-    # gives each its own.
+    # gives each its own. (The throughput can go either way: fewer home
+    # warehouses in use also dirty fewer pages for the checkpoints.)
     rr = run_json(storlab, scenario(db_scenario(scale="8", vus="[8]")))["results"][0]
     rnd = run_json(storlab, scenario(db_scenario(scale="8", vus="[8]", extra='home_warehouses = "random"')))["results"][0]
-    assert rnd["tpm"] < rr["tpm"], (rnd["tpm"], rr["tpm"])
+    assert rr["time_us"]["row_locks"] == 0.0 and rnd["time_us"]["row_locks"] > 0.0, (rr["time_us"], rnd["time_us"])
 
 
 def test_no_pool_for_the_data(storlab, scenario):
