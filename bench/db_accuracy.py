@@ -56,6 +56,10 @@ FUSE round trips included, without the volume's caps and latency.
 setting (`bench db --setting`), e.g. `shared_buffers=320MB` for the data in
 shared_buffers as the profiles are recorded (the default is PostgreSQL's
 128 MB); `--emu-configs gp2-after-burst,io1` runs only those configs.
+`--emu-options "--floor-us auto"` adds `storlab emulate` options to each
+emulated run (after `--ram`), e.g. the calibrated floor: the round trip
+through FUSE, taken off each modelled completion and, with the writes'
+own, given back at the fsync after buffered writes (docs/emulate.md).
 
 Beside the predictions, the model on the profile's own recorded points.
 
@@ -482,7 +486,8 @@ def emulated(args: argparse.Namespace, out: Path, profile: str, tag: str = "", m
             t0 = time.time()
             rec = bench_db(args, warehouses=args.emu_warehouses, vus=args.emu_vus, db_dir=args.dir / "emu", seed=1,
                            keep=False, emulate=f"{scen}:{cfg}", repeat=args.rounds,
-                           env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB[cfg]}"}, settings=args.emu_setting)
+                           env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB[cfg]} {args.emu_options}".strip()},
+                           settings=args.emu_setting)
             name = f"emulated-{cfg}.json"
             (out / name).write_text(json.dumps(rec, indent=1) + "\n")
             for r in rec["runs"]:
@@ -589,6 +594,8 @@ def main() -> None:
     ap.add_argument("--emu-vus", type=ints, default=[1, 4])
     ap.add_argument("--emu-configs", type=lambda s: s.split(","), default=None,
                     help="the emulated configs to run (default all: " + ",".join(EMU_RAM_GIB) + ")")
+    ap.add_argument("--emu-options", default="", metavar="OPTIONS",
+                    help="further storlab emulate options for each emulated run, e.g. \"--floor-us auto\"")
     ap.add_argument("--emu-setting", action="append", default=[], metavar="NAME=VALUE",
                     help="a server setting for the emulated runs (bench db --setting; repeatable), e.g. "
                          "shared_buffers=320MB: the data in shared_buffers, as the profile was recorded")

@@ -33,7 +33,7 @@ the server against Client:idle. `--from FILE.json` (an earlier `--out`)
 compares without measuring again.
 
     python bench/db_waits.py [--warehouses 4] [--vus 1,2,4,8,16] [--rampup 3] [--duration 20]
-                             [--dir /var/tmp/storlab-db-waits] [--out FILE.json]
+                             [--dir /var/tmp/storlab-db-waits] [--out FILE.json] [--setting NAME=VALUE]
                              [--emulate SCENARIO:CONFIG [--emulate-options "--ram 16"]]
                              [--model PROFILE --catalog OVERLAY] [--from FILE.json]
 """
@@ -249,6 +249,9 @@ def main() -> None:
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp/storlab-db-waits"))
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a PostgreSQL setting for the managed cluster (bench db --setting), repeatable, "
+                         "e.g. shared_buffers=320MB")
     ap.add_argument("--emulate", metavar="SCENARIO:CONFIG",
                     help="run on an emulated volume (bench db --emulate); the disk columns are then this machine's "
                          "disk under the emulator's backing folder")
@@ -284,6 +287,8 @@ def main() -> None:
     cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(args.dir),
            "--warehouses", str(args.warehouses), "--vus", ",".join(map(str, args.vus)), "--rampup", str(args.rampup),
            "--duration", str(args.duration), "--json"]
+    for kv in args.setting:
+        cmd += ["--setting", kv]
     env = dict(os.environ)
     if args.emulate:
         cmd += ["--emulate", args.emulate]

@@ -63,6 +63,10 @@ pub struct Shared {
     pub ram: Option<Mutex<Lru>>,
     /// The page cache's dirty pages (with `ram`).
     pub dirty: Option<Mutex<Dirty>>,
+    /// Per file (inode): what its buffered writes since its last `fsync`
+    /// took here beyond the instance's page cache, which takes them in
+    /// microseconds — each is a FUSE round trip (`write_owed`).
+    pub owed: Mutex<HashMap<u64, Duration>>,
     /// The round trip through FUSE that the application sees on top of the
     /// modelled time, in nanoseconds: taken off each deadline. Set by
     /// `--floor-us`, or calibrated from probe reads while mounted.
@@ -86,19 +90,54 @@ impl Shared {
     /// Charges write-backs to the volume from `at`: counted and paced like
     /// any write, nobody waiting; the latest completion, if any.
     pub fn write_back(&self, extents: &[Extent], at: Instant) -> Option<Instant> {
+        self.write_back_queued(extents, at).map(|(due, _)| due)
+    }
+
+    /// As `write_back`, and whether any of the I/Os was admitted later than
+    /// `at` (queued behind other I/O, or waited for a bucket's tokens).
+    fn write_back_queued(&self, extents: &[Extent], at: Instant) -> Option<(Instant, bool)> {
         if extents.is_empty() || !self.paced {
             return None;
         }
         let t = Secs(at.saturating_duration_since(self.start).as_secs_f64());
         let mut last = t.0;
+        let mut queued = false;
         let mut pacer = self.pacer.lock().unwrap();
         let mut period = self.period.lock().unwrap();
         for e in extents {
-            let done = pacer.complete_at(Io { pool: e.pool, class: IoClass::Write, offset: e.offset, len: e.len, sequential: e.sequential }, t);
+            let (admitted, done) = pacer.admit_and_complete(Io { pool: e.pool, class: IoClass::Write, offset: e.offset, len: e.len, sequential: e.sequential }, t);
+            queued |= admitted.0 > t.0;
             period[e.pool].add(false, e.len as f64, (done.0 - t.0).max(0.0));
             last = last.max(done.0);
         }
-        Some(self.start + Duration::from_secs_f64(last))
+        Some((self.start + Duration::from_secs_f64(last), queued))
+    }
+
+    /// A buffered write that the page cache took (`--ram`) but that cost
+    /// the application a round trip through FUSE here: from its arrival at
+    /// the worker to now (the reply sent), plus the floor (the part of the
+    /// round trip before the worker, as the probes measure it). Owed to the
+    /// file until its next `fsync`.
+    pub fn write_owed(&self, ino: u64, arrived: Instant) {
+        let floor = Duration::from_nanos(self.floor_ns.load(Ordering::Relaxed));
+        *self.owed.lock().unwrap().entry(ino).or_default() += arrived.elapsed() + floor;
+    }
+
+    /// When an `fsync` that arrived at `arrived` replies: its write-back's
+    /// completion less the floor (its own round trip) and, when the
+    /// write-back did not queue, less what the file's buffered writes
+    /// since the last `fsync` were owed. On the instance those writes took
+    /// microseconds, so its `fsync` was issued that much earlier; with the
+    /// volume idle it completes that much earlier (a queued volume finishes
+    /// when it does, whenever the `fsync` came). A write-then-`fsync` — a
+    /// database's commit — then takes what the model says, not that plus
+    /// the round trips, as long as the modelled time is the longer.
+    fn fsync_due(&self, ino: u64, extents: &[Extent], arrived: Instant) -> Option<Instant> {
+        let owed = self.owed.lock().unwrap().remove(&ino).unwrap_or_default();
+        let (due, queued) = self.write_back_queued(extents, arrived)?;
+        let floor = Duration::from_nanos(self.floor_ns.load(Ordering::Relaxed));
+        let back = if queued { floor } else { floor + owed };
+        Some(due.checked_sub(back).unwrap_or(arrived).max(arrived))
     }
 
     /// The flusher: pages dirty for `DIRTY_EXPIRE` are written back.
@@ -127,6 +166,7 @@ impl Shared {
         if let Some(d) = &self.dirty {
             d.lock().unwrap().drop_file(ino);
         }
+        self.owed.lock().unwrap().remove(&ino);
     }
 }
 
@@ -654,7 +694,13 @@ impl Filesystem for PassFs {
         let buffered = flags.0 & (libc::O_DIRECT | libc::O_SYNC | libc::O_DSYNC) == 0;
         let due = self.pace(ino.0, fh.0, false, offset, data.len() as u64, arrived, buffered);
         let n = data.len() as u32;
+        // In the page cache (dirty until written back) but answered only
+        // now: the round trip is owed to the file's next fsync.
+        let cached = due.is_none() && buffered && self.shared.paced && self.shared.dirty.is_some();
         self.reply_later(due, move || reply.written(n));
+        if cached {
+            self.shared.write_owed(ino.0, arrived);
+        }
     }
 
     fn flush(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _lock: LockOwner, reply: ReplyEmpty) {
@@ -678,10 +724,7 @@ impl Filesystem for PassFs {
         let due = match &sh.dirty {
             Some(d) if sh.paced => {
                 let ext = d.lock().unwrap().take_file(ino.0);
-                sh.write_back(&ext, arrived).map(|due| {
-                    let floor = Duration::from_nanos(sh.floor_ns.load(Ordering::Relaxed));
-                    due.checked_sub(floor).unwrap_or(due)
-                })
+                sh.fsync_due(ino.0, &ext, arrived)
             }
             _ => None,
         };

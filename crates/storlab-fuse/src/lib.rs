@@ -262,6 +262,7 @@ pub fn emulate(
         host_cache,
         ram: opts.ram_bytes.map(|b| Mutex::new(cache::Lru::new(b))),
         dirty: opts.ram_bytes.map(|_| Mutex::new(cache::Dirty::default())),
+        owed: Mutex::new(std::collections::HashMap::new()),
         floor_ns: std::sync::atomic::AtomicU64::new((opts.floor_us.unwrap_or(0.0).max(0.0) * 1e3) as u64),
         probe_ino: std::sync::atomic::AtomicU64::new(0),
         paced: !opts.unpaced,

@@ -164,8 +164,15 @@ impl Pacer {
 
     /// When an I/O arriving at `t` completes on the modelled deployment.
     pub fn complete_at(&mut self, io: Io, t: Secs) -> Secs {
+        self.admit_and_complete(io, t).1
+    }
+
+    /// When the deployment's limits admit an I/O arriving at `t` (later
+    /// than `t` when it queued behind others or waited for tokens), and
+    /// when it completes.
+    pub fn admit_and_complete(&mut self, io: Io, t: Secs) -> (Secs, Secs) {
         if self.unpaced {
-            return t;
+            return (t, t);
         }
         let size = io.len.max(1).div_ceil(SIZE_STEP) * SIZE_STEP;
         let k = io.pool;
@@ -178,17 +185,19 @@ impl Pacer {
         let a = self.pass(&host, t.0);
         let ps = &self.pools[k];
         let mut done = a;
+        let mut admitted = a;
         if members.is_empty() {
             let d = ps.lat.hit.as_ref().unwrap_or(&ps.lat.read);
             done = a + d.draw(&mut self.rng);
         }
         for m in &members {
             let am = self.pass(m, a);
+            admitted = admitted.max(am);
             let ps = &self.pools[k];
             let d = if io.class == IoClass::Write { &ps.lat.write } else { &ps.lat.read };
             done = done.max(am + d.draw(&mut self.rng));
         }
-        Secs(done)
+        (Secs(admitted), Secs(done))
     }
 
     /// One stage, entry by entry (as `PacerSet::pass` does over them all),

@@ -100,3 +100,21 @@ fn without_caps_an_io_completes_when_it_arrives() {
     p.unpaced = true;
     assert_eq!(p.complete_at(read(0), Secs(1.5)), Secs(1.5));
 }
+
+#[test]
+fn an_io_behind_a_full_second_is_admitted_when_the_cap_frees() {
+    // gp3 at 3,000 IOPS: 3,000 reads arriving together at t = 0 take the
+    // whole first second of the cap; the 3,001st, arriving at 0.5 s, is
+    // admitted only at 1.0 s (± one I/O's 1/3,000 s), while one arriving
+    // on an idle volume is admitted when it arrives.
+    let mut idle = pacer("gp3", None);
+    let (admitted, done) = idle.admit_and_complete(read(0), Secs(2.0));
+    assert_eq!(admitted, Secs(2.0));
+    assert!(done.0 > 2.0);
+    let mut p = pacer("gp3", None);
+    for k in 0..3000u64 {
+        p.complete_at(read(k * 4096), Secs(0.0));
+    }
+    let (admitted, _) = p.admit_and_complete(read(3000 * 4096), Secs(0.5));
+    assert!((admitted.0 - 1.0).abs() <= 1.0 / 3000.0 + 1e-9, "admitted at {} s", admitted.0);
+}
