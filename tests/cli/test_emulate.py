@@ -439,14 +439,32 @@ def test_an_fsync_gives_back_what_the_writes_before_it_cost_through_fuse(tmp_pat
     (tmp_path / "cat" / "slow.toml").write_text(SLOW_CATALOG)
     sc = tmp_path / "slow.toml"
     sc.write_text('[configs.slow]\nhost = "local/host/server"\n[[configs.slow.pools]]\ndevice = "local/test-slow"\n')
-    e = Emulator(tmp_path, sc, "--ram", "1", "--catalog", str(tmp_path / "cat"), config="slow")
+    e = Emulator(tmp_path, sc, "--ram", "1", "--catalog", str(tmp_path / "cat"), "--json", config="slow")
     cleanup.append(e.mount)
     try:
         took, n, fsync_after_many = _timed_writes_then_fsync(e.mount / "many", 0.5)
         _, _, fsync_after_one = _timed_writes_then_fsync(e.mount / "one", 0.0)
     finally:
-        rc, _, err = e.stop()
+        rc, out, err = e.stop()
     assert rc == 0, err
     assert n > 1000, n
     assert fsync_after_many < 0.025, (fsync_after_many, n, took)
     assert fsync_after_one >= 0.045, fsync_after_one
+    # The summary counts what was given back: both fsyncs gave some, the
+    # first all of its 48.5-52 ms (all it had), the second a round trip.
+    summary = json.loads(out)
+    assert summary["fsyncs_given_back"] == 2, summary
+    assert 0.045 <= summary["fsync_given_back_s"] <= 0.06, summary
+    assert "2 fsyncs answered" in err
+    # --no-give-back: the same half second of rewrites, and the fsync
+    # takes the model's 50 ms all the same.
+    kept = Emulator(tmp_path, sc, "--ram", "1", "--catalog", str(tmp_path / "cat"), "--json", "--no-give-back",
+                    config="slow", name="kept")
+    cleanup.append(kept.mount)
+    try:
+        _, n, fsync_kept = _timed_writes_then_fsync(kept.mount / "many", 0.5)
+    finally:
+        rc, out, err = kept.stop()
+    assert rc == 0, err
+    assert n > 1000 and fsync_kept >= 0.045, (n, fsync_kept)
+    assert json.loads(out)["fsyncs_given_back"] == 0

@@ -67,6 +67,9 @@ pub struct Shared {
     /// took here beyond the instance's page cache, which takes them in
     /// microseconds — each is a FUSE round trip (`write_owed`).
     pub owed: Mutex<HashMap<u64, Duration>>,
+    /// What fsyncs gave back of it (ns), and how many fsyncs did.
+    pub given_back_ns: AtomicU64,
+    pub fsyncs_given_back: AtomicU64,
     /// The round trip through FUSE that the application sees on top of the
     /// modelled time, in nanoseconds: taken off each deadline. Set by
     /// `--floor-us`, or calibrated from probe reads while mounted.
@@ -74,6 +77,8 @@ pub struct Shared {
     /// The probe file's inode (0: none): its reads wait PROBE_DELAY and are not counted.
     pub probe_ino: AtomicU64,
     pub paced: bool,
+    /// Whether fsyncs give back what their files' buffered writes owe.
+    pub give_back: bool,
 }
 
 struct Dir {
@@ -136,8 +141,17 @@ impl Shared {
         let owed = self.owed.lock().unwrap().remove(&ino).unwrap_or_default();
         let (due, queued) = self.write_back_queued(extents, arrived)?;
         let floor = Duration::from_nanos(self.floor_ns.load(Ordering::Relaxed));
-        let back = if queued { floor } else { floor + owed };
-        Some(due.checked_sub(back).unwrap_or(arrived).max(arrived))
+        let due = due.checked_sub(floor).unwrap_or(arrived).max(arrived);
+        if queued || owed.is_zero() {
+            return Some(due);
+        }
+        let earlier = due.checked_sub(owed).unwrap_or(arrived).max(arrived);
+        let given = due - earlier;
+        if !given.is_zero() {
+            self.given_back_ns.fetch_add(given.as_nanos() as u64, Ordering::Relaxed);
+            self.fsyncs_given_back.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(earlier)
     }
 
     /// The flusher: pages dirty for `DIRTY_EXPIRE` are written back.
@@ -696,7 +710,7 @@ impl Filesystem for PassFs {
         let n = data.len() as u32;
         // In the page cache (dirty until written back) but answered only
         // now: the round trip is owed to the file's next fsync.
-        let cached = due.is_none() && buffered && self.shared.paced && self.shared.dirty.is_some();
+        let cached = due.is_none() && buffered && self.shared.paced && self.shared.give_back && self.shared.dirty.is_some();
         self.reply_later(due, move || reply.written(n));
         if cached {
             self.shared.write_owed(ino.0, arrived);

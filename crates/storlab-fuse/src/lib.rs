@@ -80,6 +80,10 @@ pub struct Options {
     pub adopt_backing: bool,
     /// FUSE request threads per mount.
     pub threads: usize,
+    /// An fsync gives back the round trips of its file's buffered writes
+    /// (with `ram_bytes`, the volume idle); false answers it at the
+    /// modelled time (to measure what giving back does).
+    pub give_back: bool,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             nonempty: false,
             adopt_backing: false,
             threads: 4,
+            give_back: true,
         }
     }
 }
@@ -136,6 +141,10 @@ pub struct Summary {
     pub floor_us: f64,
     /// Whether `floor_us` was calibrated from probe reads.
     pub floor_calibrated: bool,
+    /// What fsyncs gave back of the round trips their files' buffered
+    /// writes took (`--ram`, volume idle), in seconds, and how many fsyncs.
+    pub fsync_given_back_s: f64,
+    pub fsyncs_given_back: u64,
     pub series: Vec<metrics::Series>,
 }
 
@@ -263,9 +272,12 @@ pub fn emulate(
         ram: opts.ram_bytes.map(|b| Mutex::new(cache::Lru::new(b))),
         dirty: opts.ram_bytes.map(|_| Mutex::new(cache::Dirty::default())),
         owed: Mutex::new(std::collections::HashMap::new()),
+        given_back_ns: std::sync::atomic::AtomicU64::new(0),
+        fsyncs_given_back: std::sync::atomic::AtomicU64::new(0),
         floor_ns: std::sync::atomic::AtomicU64::new((opts.floor_us.unwrap_or(0.0).max(0.0) * 1e3) as u64),
         probe_ino: std::sync::atomic::AtomicU64::new(0),
         paced: !opts.unpaced,
+        give_back: opts.give_back,
     });
     let rec = Arc::new(Mutex::new(Recorder { config: config_name.clone(), pools: names.clone(), period_s: opts.period_s, rows: Vec::new() }));
     let port = match opts.metrics_port {
@@ -410,6 +422,8 @@ pub fn emulate(
         elapsed_s: end.duration_since(start).as_secs_f64(),
         floor_us,
         floor_calibrated,
+        fsync_given_back_s: shared.given_back_ns.load(Ordering::Relaxed) as f64 / 1e9,
+        fsyncs_given_back: shared.fsyncs_given_back.load(Ordering::Relaxed),
         series: r.series(),
     })
 }

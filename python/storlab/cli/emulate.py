@@ -66,6 +66,7 @@ def emulate_cmd(
     period: float = typer.Option(60.0, "--period", help="Series period in seconds."),
     floor_us: Optional[str] = typer.Option(None, "--floor-us", help="Microseconds taken off each modelled completion: FUSE's own round trip on this machine (default 0), or auto: calibrated while mounted (the mean of probe reads through the mount, renewed every second)."),
     no_caps: bool = typer.Option(False, "--no-caps", help="Pass-through only: no caps, no latency (to measure the emulator's overhead)."),
+    no_give_back: bool = typer.Option(False, "--no-give-back", help="With --ram, answer an fsync at the modelled time even after buffered writes, instead of giving back the FUSE round trips those writes took (to measure what giving back does)."),
     nonempty: bool = typer.Option(False, "--nonempty", help="Mount even over a folder that has files (they are hidden while mounted)."),
     adopt_backing: bool = typer.Option(False, "--adopt-backing", help="Use a backing folder with files that storlab did not create."),
     seed: int = typer.Option(1, "--seed", help="Seed of the latency draws."),
@@ -123,6 +124,7 @@ def emulate_cmd(
         "nonempty": nonempty,
         "adopt_backing": adopt_backing,
         "threads": threads,
+        "give_back": not no_give_back,
     }
 
     def _stop(signum, frame):
@@ -151,6 +153,10 @@ def emulate_cmd(
     if tty:
         print(file=sys.stderr)
     how = "calibrated" if summary.get("floor_calibrated") else "given"
-    print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how})", file=sys.stderr)
+    given = ""
+    if summary.get("fsyncs_given_back"):
+        given = (f"; {summary['fsyncs_given_back']:,} fsyncs answered {summary['fsync_given_back_s']:.1f} s earlier "
+                 "in all for their buffered writes' round trips")
+    print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how}{given})", file=sys.stderr)
     if json_out:
         print(json.dumps(summary, indent=2))

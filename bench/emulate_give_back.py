@@ -1,0 +1,104 @@
+"""What giving back the buffered writes' round trips at the fsync does to a
+real database on the emulator: TPC-C on managed PostgreSQL (`storlab bench
+db`) on the accuracy rounds' emulated io1 (bench/db_accuracy.py), with
+`--ram 16 --floor-us auto`, the data in shared_buffers, once as `storlab
+emulate` runs by default (an fsync after buffered writes is answered the
+round trips earlier, the volume idle) and once with `--no-give-back` (at
+the modelled time), alternately, round after round, each side starting
+every other round.
+
+Prints, per VU count, the NOPM medians over all runs [min–max], PostgreSQL's
+mean WAL write() and fdatasync times (pg_stat_wal), and giving back over
+not.
+
+    python bench/emulate_give_back.py [--rounds 3] [--warehouses 2] [--vus 1,4]
+        [--rampup 20] [--duration 40] [--dir DIR] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _emu import STORLAB, host, median, spread, write_result  # noqa: E402
+from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
+
+CONFIG = "io1"
+SIDES = {"give back": "", "no give back": "--no-give-back"}
+
+
+def run(side: str, base: Path, scenario: Path, a: argparse.Namespace) -> list[dict]:
+    d = base / side.replace(" ", "-")
+    shutil.rmtree(d, ignore_errors=True)
+    cmd = [*STORLAB, "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
+           "--warehouses", str(a.warehouses), "--vus", a.vus, "--rampup", str(a.rampup), "--duration", str(a.duration),
+           "--setting", "shared_buffers=320MB", "--emulate", f"{scenario}:{CONFIG}", "--json"]
+    env = dict(os.environ, STORLAB_EMULATE_OPTIONS=f"--ram {EMU_RAM_GIB[CONFIG]} --floor-us auto {SIDES[side]}".strip())
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    shutil.rmtree(d, ignore_errors=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{side}: bench db failed: {r.stderr[-1500:]}")
+    out = []
+    for x in json.loads(r.stdout)["runs"]:
+        t = x["io_profile"]["totals"]
+        out.append({"vus": x["vus"], "nopm": x["nopm"], "started_unix_s": x["started_unix_s"],
+                    "wal_write_us": 1e3 * t["wal_write_time"] / max(1.0, t["wal_write"]),
+                    "wal_sync_us": 1e3 * t["wal_sync_time"] / max(1.0, t["wal_sync"])})
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warehouses", type=int, default=2)
+    ap.add_argument("--vus", default="1,4")
+    ap.add_argument("--rampup", type=float, default=20)
+    ap.add_argument("--duration", type=float, default=40)
+    ap.add_argument("--dir", type=Path, default=None, help="folder on the disk to use (default: a temp folder)")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    base = Path(tempfile.mkdtemp(prefix="emu-give-back-", dir=a.dir))
+    # PostgreSQL runs as its own user when storlab runs as root: it must enter.
+    base.chmod(0o755)
+    scenario = base / "emulated.toml"
+    scenario.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=a.warehouses, vus="[1, 4]", rampup=a.rampup,
+                                            duration=a.duration))
+    sides = list(SIDES)
+    raw: dict[str, list[dict]] = {s: [] for s in sides}
+    try:
+        doc: dict = {"bench": "emulate_give_back", "config": CONFIG, "rounds": a.rounds, "warehouses": a.warehouses,
+                     "rampup_s": a.rampup, "duration_s": a.duration, "host": host()}
+        for k in range(a.rounds):
+            for side in (sides if k % 2 == 0 else sides[::-1]):
+                got = run(side, base, scenario, a)
+                raw[side] += got
+                print(f"round {k + 1} {side:12s} " + ", ".join(
+                    f"{x['vus']} VUs {x['nopm']:,.0f} (write {x['wal_write_us']:.0f} µs, sync {x['wal_sync_us']:.0f} µs)"
+                    for x in got), file=sys.stderr, flush=True)
+        summary = {}
+        for v in sorted({x["vus"] for xs in raw.values() for x in xs}):
+            at = {s: [x for x in raw[s] if x["vus"] == v] for s in sides}
+            med = {s: median([x["nopm"] for x in at[s]]) for s in sides}
+            summary[v] = {"median_nopm": med, "spread_nopm": {s: spread([x["nopm"] for x in at[s]]) for s in sides},
+                          "median_wal_write_us": {s: median([x["wal_write_us"] for x in at[s]]) for s in sides},
+                          "median_wal_sync_us": {s: median([x["wal_sync_us"] for x in at[s]]) for s in sides},
+                          "give_back_over_not": med["give back"] / med["no give back"]}
+            print(f"{v} VUs: " + "; ".join(
+                f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in at[s]])}, write "
+                f"{summary[v]['median_wal_write_us'][s]:.0f} µs, sync {summary[v]['median_wal_sync_us'][s]:.0f} µs"
+                for s in sides) + f" | give back / not {summary[v]['give_back_over_not']:.3f}")
+        doc.update({"summary": summary, "raw": raw})
+        write_result(doc, a.out, "emulate_give_back.json")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
