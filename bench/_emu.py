@@ -108,3 +108,34 @@ def write_result(doc: dict, arg: str | None, name: str) -> Path:
 
 def host() -> dict:
     return {"load_avg": os.getloadavg(), "cpus": os.cpu_count()}
+
+
+def db_scratch(prefix: str, parent: Path | None) -> Path:
+    """A scratch folder for `bench db` runs (removed by the caller), open to
+    PostgreSQL, which runs as its own user when storlab runs as root."""
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    base.chmod(0o755)
+    return base
+
+
+def alternate(sides: list[str], rounds: int, run_side, show) -> dict[str, list[dict]]:
+    """Runs every side once a round, the order reversed every other round so
+    neither side always runs first; each side's runs (dicts with `vus`) in
+    one list. `run_side(side)` returns a round's runs, `show(run)` a run in
+    words for the progress line."""
+    raw: dict[str, list[dict]] = {s: [] for s in sides}
+    width = max(len(s) for s in sides)
+    for k in range(rounds):
+        for side in (sides if k % 2 == 0 else sides[::-1]):
+            got = run_side(side)
+            raw[side] += got
+            print(f"round {k + 1} {side:{width}s} " + ", ".join(show(x) for x in got), file=sys.stderr, flush=True)
+    return raw
+
+
+def by_vus(raw: dict[str, list[dict]]) -> dict[int, dict[str, list[dict]]]:
+    """Each VU count's runs, side by side."""
+    counts = sorted({x["vus"] for xs in raw.values() for x in xs})
+    return {v: {s: [x for x in xs if x["vus"] == v] for s, xs in raw.items()} for v in counts}

@@ -23,11 +23,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, host, median, spread, write_result  # noqa: E402
+from _emu import STORLAB, alternate, by_vus, db_scratch, host, median, spread, write_result  # noqa: E402
 from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
 
 CONFIG = "io1"
@@ -64,27 +63,19 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="folder on the disk to use (default: a temp folder)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="emu-give-back-", dir=a.dir))
-    # PostgreSQL runs as its own user when storlab runs as root: it must enter.
-    base.chmod(0o755)
+    base = db_scratch("emu-give-back-", a.dir)
     scenario = base / "emulated.toml"
     scenario.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=a.warehouses, vus="[1, 4]", rampup=a.rampup,
                                             duration=a.duration))
     sides = list(SIDES)
-    raw: dict[str, list[dict]] = {s: [] for s in sides}
     try:
         doc: dict = {"bench": "emulate_give_back", "config": CONFIG, "rounds": a.rounds, "warehouses": a.warehouses,
                      "rampup_s": a.rampup, "duration_s": a.duration, "host": host()}
-        for k in range(a.rounds):
-            for side in (sides if k % 2 == 0 else sides[::-1]):
-                got = run(side, base, scenario, a)
-                raw[side] += got
-                print(f"round {k + 1} {side:12s} " + ", ".join(
-                    f"{x['vus']} VUs {x['nopm']:,.0f} (write {x['wal_write_us']:.0f} µs, sync {x['wal_sync_us']:.0f} µs)"
-                    for x in got), file=sys.stderr, flush=True)
+        raw = alternate(sides, a.rounds, lambda side: run(side, base, scenario, a),
+                        lambda x: f"{x['vus']} VUs {x['nopm']:,.0f} (write {x['wal_write_us']:.0f} µs, "
+                                  f"sync {x['wal_sync_us']:.0f} µs)")
         summary = {}
-        for v in sorted({x["vus"] for xs in raw.values() for x in xs}):
-            at = {s: [x for x in raw[s] if x["vus"] == v] for s in sides}
+        for v, at in by_vus(raw).items():
             med = {s: median([x["nopm"] for x in at[s]]) for s in sides}
             summary[v] = {"median_nopm": med, "spread_nopm": {s: spread([x["nopm"] for x in at[s]]) for s in sides},
                           "median_wal_write_us": {s: median([x["wal_write_us"] for x in at[s]]) for s in sides},

@@ -21,11 +21,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, host, median, spread, write_result  # noqa: E402
+from _emu import STORLAB, alternate, by_vus, db_scratch, host, median, spread, write_result  # noqa: E402
 from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
 
 # The accuracy rounds' emulated volumes (bench/db_accuracy.py), of which io1.
@@ -64,30 +63,23 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="folder on the disk to use (default: a temp folder)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
-    base = Path(tempfile.mkdtemp(prefix="emu-priority-", dir=a.dir))
-    # PostgreSQL runs as its own user when storlab runs as root: it must enter.
-    base.chmod(0o755)
+    base = db_scratch("emu-priority-", a.dir)
     scenario = base / "emulated.toml"
     scenario.write_text(SCENARIO)
     sides = [s for s in SIDES if a.caps is False or SIDES[s] is not None]
-    raw: dict[str, list[dict]] = {s: [] for s in sides}
     try:
         doc: dict = {"bench": "emulate_priority", "caps": a.caps, "rounds": a.rounds, "warehouses": a.warehouses,
                      "repeat": a.repeat, "rampup_s": a.rampup, "duration_s": a.duration, "host": host()}
-        for k in range(a.rounds):
-            # Alternate the order too, so neither side always runs first.
-            for side in (sides if k % 2 == 0 else sides[::-1]):
-                got = run(side, base, scenario, a)
-                raw[side] += got
-                print(f"round {k + 1} {side:8s} " + ", ".join(f"{x['vus']} VUs {x['nopm']:,.0f}" for x in got), file=sys.stderr)
+        raw = alternate(sides, a.rounds, lambda side: run(side, base, scenario, a),
+                        lambda x: f"{x['vus']} VUs {x['nopm']:,.0f}")
         summary = {}
         ref = "disk" if not a.caps else "nice 0"
-        for v in sorted({x["vus"] for xs in raw.values() for x in xs}):
-            med = {s: median([x["nopm"] for x in raw[s] if x["vus"] == v]) for s in sides}
+        for v, at in by_vus(raw).items():
+            med = {s: median([x["nopm"] for x in at[s]]) for s in sides}
             summary[v] = {"median_nopm": med,
-                          "spread_nopm": {s: spread([x["nopm"] for x in raw[s] if x["vus"] == v]) for s in sides},
+                          "spread_nopm": {s: spread([x["nopm"] for x in at[s]]) for s in sides},
                           "over_" + ref.replace(" ", ""): {s: med[s] / med[ref] for s in sides if s != ref}}
-            print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in raw[s] if x['vus'] == v])}" for s in sides)
+            print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in at[s]])}" for s in sides)
                   + " | " + ", ".join(f"{s}/{ref} {med[s] / med[ref]:.3f}" for s in sides if s != ref))
         doc.update({"summary": summary, "raw": raw})
         write_result(doc, a.out, "emulate_priority.json")
