@@ -129,6 +129,20 @@ def test_the_client_wait_adds_its_growth_outside_the_server_by_hand(storlab, sce
     assert rec["results"][1]["time_us"]["outside"] == pytest.approx(1000, rel=0.01)
 
 
+def test_the_log_flush_and_commits_per_flush_are_in_the_record(storlab, scenario, tmp_path):
+    # The CPU-only profile committing once a transaction: one user's commit
+    # starts its flush at once and returns when it ends, so its time in the
+    # commit is one flush (`log_flush_us`), and each flush serves one commit.
+    # With no commit there is no flush to report.
+    (tmp_path / "cpu.toml").write_text(CPU_PROFILE.replace("commits = 0.0\nwal_bytes = 0.0", "commits = 1.0\nwal_bytes = 200.0"))
+    (tmp_path / "none.toml").write_text(CPU_PROFILE)
+    one = run_json(storlab, scenario(db_scenario(profile="cpu.toml", vus="[1]")))["results"][0]
+    assert one["commits_per_flush"] == 1.0
+    assert one["log_flush_us"] > 0 and one["log_flush_us"] == pytest.approx(one["time_us"]["commit"], rel=1e-3)
+    none = run_json(storlab, scenario(db_scenario(profile="none.toml", vus="[1]")))["results"][0]
+    assert "log_flush_us" not in none and "commits_per_flush" not in none
+
+
 def test_the_recordings_spread_is_the_predictions_noise(storlab, scenario, tmp_path):
     """A penalty of 0.92 at 4 users makes a transaction cost 0.92 ms of CPU
     there: 2 / 0.92 ms = 2,174 a second, 130,435 TPM, 8.7 % above 2 users'

@@ -141,6 +141,15 @@ pub struct DbJob {
     /// sampling of pg_stat_activity counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_us: Option<BTreeMap<String, f64>>,
+    /// Simulated runs: the mean time of one WAL flush, from its write to
+    /// its commits' return, µs (beside PostgreSQL's `pg_stat_wal`
+    /// wal_sync_time / wal_sync). Absent where nothing commits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_flush_us: Option<f64>,
+    /// Simulated runs: the commits each WAL flush served (group commit;
+    /// beside commits / `pg_stat_wal` wal_sync). Absent where nothing commits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commits_per_flush: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monthly_cost_usd: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

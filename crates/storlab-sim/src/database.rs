@@ -383,6 +383,8 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),
         time_us: Some(time_us(&r)),
+        log_flush_us: (r.flushes > 0).then(|| round(r.flush_s * 1e6, 1)),
+        commits_per_flush: (r.flushes > 0).then(|| round(r.commits_per_flush, 3)),
         monthly_cost_usd: monthly,
         usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
         ..DbJob::default()

@@ -23,7 +23,8 @@
 //!    queueing with the transactions (the system call's return, the lock's
 //!    hand-over and the waiters' wake-ups run on the same vCPUs): on a busy
 //!    host a flush waits for a vCPU, as a traced PostgreSQL backend waits in
-//!    its `fdatasync` (docs/dbmodel.md);
+//!    its `fdatasync` (docs/dbmodel.md); a profile's `flush_wait_us` (none
+//!    recorded) adds its wait at N users to each flush after the write;
 //! 4. releases its rows to the next user waiting for each, and counts
 //!    toward the data write-back (`WritebackModel`): each checkpoint writes
 //!    the distinct pages dirtied since the one before, in runs of
@@ -727,7 +728,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 done = done.max(d);
                 left -= size;
             }
-            push(&mut heap, done, FLUSH);
+            // The profile's wait on each flush at this many users
+            // (`flush_wait_us`; none unless given): its device write, then it.
+            push(&mut heap, done + profile.flush_wait_us_at(active as f64) * 1e-6, FLUSH);
         }
         // The flusher, awake: the slice's share of the checkpoint's writes
         // and its dirty evictions, queued at once (nobody waits for them;

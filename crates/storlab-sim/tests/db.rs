@@ -19,7 +19,12 @@ fn profile_with(cpu_us: f64, page_accesses: f64, pages_dirtied: f64, commits: f6
 }
 
 fn profile_wal(cpu_us: f64, page_accesses: f64, pages_dirtied: f64, commits: f64, alpha: f64, beta: f64, wal_bytes: f64) -> Profile {
-    let text = format!(
+    Profile::from_toml("t.toml", &profile_text(cpu_us, page_accesses, pages_dirtied, commits, alpha, beta, wal_bytes)).unwrap()
+}
+
+/// The profile's text, its `[concurrency]` table last (to add to).
+fn profile_text(cpu_us: f64, page_accesses: f64, pages_dirtied: f64, commits: f64, alpha: f64, beta: f64, wal_bytes: f64) -> String {
+    format!(
         r#"
 schema_version = 1
 kind = "storlab-db-profile"
@@ -45,8 +50,7 @@ miss_ratio = [0.6, 0.2, 0.05, 0.0]
 alpha = {alpha}
 beta = {beta}
 "#
-    );
-    Profile::from_toml("t.toml", &text).unwrap()
+    )
 }
 
 /// r5b.24xlarge (96 vCPUs, so CPU never queues here) with a data and a log gp3.
@@ -98,6 +102,8 @@ fn a_4ms_log_flush_caps_one_user_near_250_commits_a_second() {
     let r = run_db(&dep, &profile(1.0, 0.0, 0.0), &params(1), &[constant(4.0), constant(4.0)]);
     assert!((r.tpm / 14996.0 - 1.0).abs() < 0.005, "{}", r.tpm);
     assert_eq!(r.commits_per_flush, 1.0);
+    // Each flush is the write's 4 ms (the profile has no flush CPU).
+    assert!((r.flush_s - 0.004).abs() < 1e-9, "{}", r.flush_s);
     // 4.001 ms each (the histogram is within 0.8 %; the mean is exact).
     assert!((r.txn[0].latency.lat_mean_us - 4001.0).abs() < 1.0, "{:?}", r.txn[0].latency);
     assert!((r.txn[0].latency.lat_p50_us / 4001.0 - 1.0).abs() < 0.008, "{:?}", r.txn[0].latency);
@@ -105,6 +111,26 @@ fn a_4ms_log_flush_caps_one_user_near_250_commits_a_second() {
     let log = r.pools.iter().find(|p| p.role == "log").unwrap();
     assert!((log.write_iops - 249.9).abs() < 1.5, "{}", log.write_iops);
     assert_eq!(r.pools.iter().find(|p| p.role == "data").unwrap().read_iops, 0.0);
+}
+
+// A profile's flush wait lengthens every flush by its value at the users
+// in transactions: recorded as 1 ms at 1 user and 3 ms at 4, it is 2 ms at 2
+// (halfway in ln N). One user: 4 + 1 ms a flush and 1 µs of CPU, 5.001 ms a
+// transaction, 11,998 a minute. Two users start together; the first commit
+// starts a flush alone, the second waits for the next, and so on: one
+// commit per flush of 4 + 2 = 6 ms, 166.7 a second = 10,000 a minute.
+#[test]
+fn a_flush_wait_lengthens_each_flush_by_its_value_at_the_users() {
+    let dep = deployment();
+    let text = format!("{}vus = [1, 4]\nflush_wait_us = [1000.0, 3000.0]\n", profile_text(1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1000.0));
+    let p = Profile::from_toml("t.toml", &text).unwrap();
+    let one = run_db(&dep, &p, &params(1), &[constant(4.0), constant(4.0)]);
+    assert!((one.tpm / 11_997.6 - 1.0).abs() < 0.005, "{}", one.tpm);
+    assert!((one.flush_s - 0.005).abs() < 1e-9, "{}", one.flush_s);
+    let two = run_db(&dep, &p, &params(2), &[constant(4.0), constant(4.0)]);
+    assert!((two.tpm / 10_000.0 - 1.0).abs() < 0.005, "{}", two.tpm);
+    assert_eq!(two.commits_per_flush, 1.0);
+    assert!((two.flush_s - 0.006).abs() < 1e-6, "{}", two.flush_s);
 }
 
 // A commit's flush is one I/O on the volume's IOPS however large: a gp2 of

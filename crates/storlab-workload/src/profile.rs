@@ -253,6 +253,14 @@ pub struct Usl {
     /// How `penalty` was found (the recorder's words).
     #[serde(default)]
     pub penalty_method: String,
+    /// The wait the model adds to each WAL flush at each of `vus`, µs,
+    /// found with `penalty` on the recording machine: the server's WAL sync
+    /// took longer as the users grew (`wal_sync_us`, on one device), and
+    /// this is the part of that growth the model's own vCPU queue does not
+    /// give its flush there. Interpolated as the penalty is. Empty in older
+    /// profiles, whose penalty holds the whole of it as CPU.
+    #[serde(default)]
+    pub flush_wait_us: Vec<f64>,
 }
 
 fn fit_throughput() -> String {
@@ -324,28 +332,26 @@ impl Profile {
             return Err(field("mrc.miss_ratio", "values must lie in [0, 1]".into()));
         }
         let c = &p.concurrency;
-        if !c.penalty.is_empty() {
-            if c.penalty.len() != c.vus.len() {
-                return Err(field("concurrency.penalty", format!("{} values for {} counts in concurrency.vus — one per count", c.penalty.len(), c.vus.len())));
+        // A value per recorded count: as many as the counts, the counts
+        // ascending from 1, each value valid.
+        let per_count_field = |name: &str, values: &[f64], valid: fn(f64) -> bool, what: &str| -> Result<(), ProfileError> {
+            if values.is_empty() {
+                return Ok(());
+            }
+            if values.len() != c.vus.len() {
+                return Err(field(&format!("concurrency.{name}"), format!("{} values for {} counts in concurrency.vus — one per count", values.len(), c.vus.len())));
             }
             if c.vus.iter().any(|&n| !(n >= 1.0)) || c.vus.windows(2).any(|w| w[1] <= w[0]) {
-                return Err(field("concurrency.vus", "counts must be at least 1 and ascend where concurrency.penalty is given".into()));
+                return Err(field("concurrency.vus", format!("counts must be at least 1 and ascend where concurrency.{name} is given")));
             }
-            if let Some(x) = c.penalty.iter().find(|&&x| !(x.is_finite() && x > 0.0)) {
-                return Err(field("concurrency.penalty", format!("{x} — each multiplier must be above 0 (1 = no penalty)")));
+            match values.iter().find(|&&x| !valid(x)) {
+                Some(x) => Err(field(&format!("concurrency.{name}"), format!("{x} — {what}"))),
+                None => Ok(()),
             }
-        }
-        if !c.client_wait_us.is_empty() {
-            if c.client_wait_us.len() != c.vus.len() {
-                return Err(field("concurrency.client_wait_us", format!("{} values for {} counts in concurrency.vus — one per count", c.client_wait_us.len(), c.vus.len())));
-            }
-            if c.vus.iter().any(|&n| !(n >= 1.0)) || c.vus.windows(2).any(|w| w[1] <= w[0]) {
-                return Err(field("concurrency.vus", "counts must be at least 1 and ascend where concurrency.client_wait_us is given".into()));
-            }
-            if let Some(x) = c.client_wait_us.iter().find(|&&x| !(x.is_finite() && x >= 0.0)) {
-                return Err(field("concurrency.client_wait_us", format!("{x} — a time per transaction is 0 µs or more")));
-            }
-        }
+        };
+        per_count_field("penalty", &c.penalty, |x| x.is_finite() && x > 0.0, "each multiplier must be above 0 (1 = no penalty)")?;
+        per_count_field("client_wait_us", &c.client_wait_us, |x| x.is_finite() && x >= 0.0, "a time per transaction is 0 µs or more")?;
+        per_count_field("flush_wait_us", &c.flush_wait_us, |x| x.is_finite() && x >= 0.0, "a wait is 0 µs or more")?;
         if !c.throughput_stdev.is_empty() {
             if c.throughput_stdev.len() != c.vus.len() || c.throughput.len() != c.vus.len() {
                 return Err(field(
@@ -444,6 +450,16 @@ impl Profile {
             return base;
         }
         base + (per_count(&c.vus, &c.client_wait_us, n) - c.client_wait_us[0]).max(0.0)
+    }
+
+    /// The wait added to each WAL flush at `n` users, µs (`flush_wait_us`,
+    /// read as the penalty is; 0 where the profile has none).
+    pub fn flush_wait_us_at(&self, n: f64) -> f64 {
+        let c = &self.concurrency;
+        if c.flush_wait_us.is_empty() || c.flush_wait_us.len() != c.vus.len() {
+            return 0.0;
+        }
+        per_count(&c.vus, &c.flush_wait_us, n).max(0.0)
     }
 
     /// The recording's run-to-run spread at `n` users, relative to its
@@ -612,6 +628,24 @@ beta = 0.0005
         assert_eq!(e, "p.toml: concurrency.penalty: 0 — each multiplier must be above 0 (1 = no penalty)");
         let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 4, 2]\npenalty = [1.0, 1.2, 1.6]")).unwrap_err().to_string();
         assert_eq!(e, "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.penalty is given");
+    }
+
+    #[test]
+    fn a_flush_wait_is_read_per_count_and_never_below_zero() {
+        let base = EXAMPLE.replace("alpha = 0.02", "alpha = 0.02\nvus = [1, 4]");
+        // None given: no wait, at any count.
+        assert_eq!(Profile::from_toml("p.toml", &base).unwrap().flush_wait_us_at(4.0), 0.0);
+        let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0, 400.0]")).unwrap();
+        // ln-linear: at 2 users halfway, 200 µs; held past the last count.
+        assert!((p.flush_wait_us_at(2.0) - 200.0).abs() < 1e-9);
+        assert_eq!(p.flush_wait_us_at(1.0), 0.0);
+        assert_eq!(p.flush_wait_us_at(64.0), 400.0);
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.flush_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0, -5.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.flush_wait_us: -5 — a wait is 0 µs or more");
+        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [4, 1]\nflush_wait_us = [0.0, 5.0]")).unwrap_err().to_string();
+        assert_eq!(e, "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.flush_wait_us is given");
     }
 
     #[test]
