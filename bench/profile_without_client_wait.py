@@ -31,11 +31,7 @@ def main() -> None:
     if "client_wait_us" not in conc or "penalty_durable_write_us" not in conc:
         sys.exit(f"{args.profile}: no client_wait_us or penalty_durable_write_us — nothing to take out")
     del conc["client_wait_us"]
-    med, p99 = conc["penalty_durable_write_us"]
-    conc["penalty"], conc["penalty_method"] = dbprofile.penalty_on_recording_machine(
-        prof, {"flush_median_us": med, "flush_p99_us": p99, "writes": 0}, dbprofile.machine(),
-        rampup_s=dbprofile.PENALTY_RAMPUP_S, duration_s=dbprofile.PENALTY_DURATION_S)
-    conc["penalty_method"] += "; found again without client_wait_us (bench/profile_without_client_wait.py)"
+    dbprofile.refit_penalty(prof, "without client_wait_us (bench/profile_without_client_wait.py)")
     prof["name"] = args.out.stem
     dbprofile.write(args.out, prof)
     print(f"{args.out}: penalty {conc['penalty']} (was with client_wait_us: "

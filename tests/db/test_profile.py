@@ -118,6 +118,8 @@ def test_insert_storm_profile_on_a_managed_server(storlab, where):
     # run the written profile there again and compare, count by count.
     assert len(c["penalty"]) == 3 and all(0.25 <= m <= 8 for m in c["penalty"]), c["penalty"]
     assert "vCPUs" in c["penalty_method"]
+    # All of it: the recorder puts none of the fall on the WAL flush.
+    assert "flush_wait_us" not in c
     med, p99 = c["penalty_durable_write_us"]
     assert 0 < med <= p99
     overlay = where / "recording.toml"
