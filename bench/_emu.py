@@ -139,3 +139,10 @@ def by_vus(raw: dict[str, list[dict]]) -> dict[int, dict[str, list[dict]]]:
     """Each VU count's runs, side by side."""
     counts = sorted({x["vus"] for xs in raw.values() for x in xs})
     return {v: {s: [x for x in xs if x["vus"] == v] for s, xs in raw.items()} for v in counts}
+
+
+def per_side(at: dict[str, list[dict]], key: str) -> tuple[dict[str, float], dict[str, list]]:
+    """One VU count's runs (`by_vus`): each side's median of `key` and its
+    [min, max]."""
+    return ({s: median([x[key] for x in xs]) for s, xs in at.items()},
+            {s: spread([x[key] for x in xs]) for s, xs in at.items()})

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, alternate, by_vus, db_scratch, host, median, spread, write_result  # noqa: E402
+from _emu import STORLAB, alternate, by_vus, db_scratch, host, per_side, write_result  # noqa: E402
 from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
 
 CONFIG = "io1"
@@ -76,15 +76,12 @@ def main() -> None:
                                   f"sync {x['wal_sync_us']:.0f} µs)")
         summary = {}
         for v, at in by_vus(raw).items():
-            med = {s: median([x["nopm"] for x in at[s]]) for s in sides}
-            summary[v] = {"median_nopm": med, "spread_nopm": {s: spread([x["nopm"] for x in at[s]]) for s in sides},
-                          "median_wal_write_us": {s: median([x["wal_write_us"] for x in at[s]]) for s in sides},
-                          "median_wal_sync_us": {s: median([x["wal_sync_us"] for x in at[s]]) for s in sides},
-                          "give_back_over_not": med["give back"] / med["no give back"]}
-            print(f"{v} VUs: " + "; ".join(
-                f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in at[s]])}, write "
-                f"{summary[v]['median_wal_write_us'][s]:.0f} µs, sync {summary[v]['median_wal_sync_us'][s]:.0f} µs"
-                for s in sides) + f" | give back / not {summary[v]['give_back_over_not']:.3f}")
+            med, rng = per_side(at, "nopm")
+            write, sync = per_side(at, "wal_write_us")[0], per_side(at, "wal_sync_us")[0]
+            summary[v] = {"median_nopm": med, "spread_nopm": rng, "median_wal_write_us": write,
+                          "median_wal_sync_us": sync, "give_back_over_not": med["give back"] / med["no give back"]}
+            print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {rng[s]}, write {write[s]:.0f} µs, sync {sync[s]:.0f} µs"
+                                           for s in sides) + f" | give back / not {summary[v]['give_back_over_not']:.3f}")
         doc.update({"summary": summary, "raw": raw})
         write_result(doc, a.out, "emulate_give_back.json")
     finally:

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, alternate, by_vus, db_scratch, host, median, spread, write_result  # noqa: E402
+from _emu import STORLAB, alternate, by_vus, db_scratch, host, per_side, write_result  # noqa: E402
 from db_accuracy import EMU_RAM_GIB, EMU_SCENARIO, PROFILE  # noqa: E402
 
 # The accuracy rounds' emulated volumes (bench/db_accuracy.py), of which io1.
@@ -75,11 +75,10 @@ def main() -> None:
         summary = {}
         ref = "disk" if not a.caps else "nice 0"
         for v, at in by_vus(raw).items():
-            med = {s: median([x["nopm"] for x in at[s]]) for s in sides}
-            summary[v] = {"median_nopm": med,
-                          "spread_nopm": {s: spread([x["nopm"] for x in at[s]]) for s in sides},
+            med, rng = per_side(at, "nopm")
+            summary[v] = {"median_nopm": med, "spread_nopm": rng,
                           "over_" + ref.replace(" ", ""): {s: med[s] / med[ref] for s in sides if s != ref}}
-            print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {spread([x['nopm'] for x in at[s]])}" for s in sides)
+            print(f"{v} VUs: " + "; ".join(f"{s} {med[s]:,.0f} {rng[s]}" for s in sides)
                   + " | " + ", ".join(f"{s}/{ref} {med[s] / med[ref]:.3f}" for s in sides if s != ref))
         doc.update({"summary": summary, "raw": raw})
         write_result(doc, a.out, "emulate_priority.json")
