@@ -264,48 +264,54 @@ def test_the_floor_is_calibrated_through_the_mount_when_asked(tmp_path, scenario
     assert json.loads(out)["floor_calibrated"] is False
 
 
-def _thread_nices(pid: int) -> dict[str, int]:
-    """Each thread's name and nice value (/proc/PID/task/TID/stat, field 19:
-    after the name in parentheses, the 17th)."""
+def _thread_sched(pid: int) -> dict[str, tuple[int, int, int]]:
+    """Each thread's name and its nice value, scheduling policy and
+    real-time priority (/proc/PID/task/TID/stat fields 19, 41 and 40:
+    after the name in parentheses, the 17th, 39th and 38th)."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
         name = stat[stat.index("(") + 1:stat.rindex(")")]
-        out[f"{name}:{tid}"] = int(stat[stat.rindex(")") + 2:].split()[16])
+        f = stat[stat.rindex(")") + 2:].split()
+        out[f"{name}:{tid}"] = (int(f[16]), int(f[38]), int(f[37]))
     return out
 
 
 def test_the_emulators_threads_take_the_priority_asked(tmp_path, scenario, cleanup):
     # --nice -20: every thread of the emulator (the FUSE request threads, the
     # timer that sends the paced replies) runs at nice -20, ahead of the
-    # database's processes. The threads are started by the Rust side after
-    # the priority is set, so this holds only if they take it from their
-    # creator.
-    e = Emulator(tmp_path, scenario, "--nice", "-20")
-    cleanup.append(e.mount)
-    try:
-        nices = _thread_nices(e.p.pid)
-        # The main thread, 4 FUSE request threads and the timer at least.
-        assert len(nices) >= 6, nices
-        assert set(nices.values()) == {-20}, nices
-        assert any(n.startswith("storlab-timer") for n in nices), nices
-    finally:
-        rc, _, err = e.stop()
-    assert rc == 0, err
-    assert "(nice -20)" in err
-    # By default an even share with everything else on the machine.
-    even = Emulator(tmp_path, scenario, name="even")
-    cleanup.append(even.mount)
-    try:
-        assert set(_thread_nices(even.p.pid).values()) == {0}
-    finally:
-        rc, _, err = even.stop()
-    assert rc == 0, err
-    assert "(nice 0)" in err
-    r = run("emulate", str(scenario), "--config", "gp3", "--backing", str(tmp_path / "b"), "--mount", str(tmp_path / "m"),
-            "--nice", "-25")
-    assert r.returncode != 0
-    assert "--nice -25: a Linux nice value from -20 (highest priority) to 19 — e.g. -20" in r.stderr
+    # database's processes; --realtime 1: every thread is SCHED_FIFO (policy
+    # 1 in Linux's sched.h) at priority 1. The threads are started by the
+    # Rust side after the priority is set, so this holds only if they take
+    # it from their creator. By default (the last): nice 0, SCHED_OTHER (0)
+    # at priority 0, an even share with everything else on the machine.
+    for args, want, said in ((["--nice", "-20"], (-20, 0, 0), "(nice -20)"),
+                             (["--realtime", "1"], (0, 1, 1), "(real-time 1)"),
+                             ([], (0, 0, 0), "(nice 0)")):
+        e = Emulator(tmp_path, scenario, *args, name="v" + "".join(args))
+        cleanup.append(e.mount)
+        try:
+            sched = _thread_sched(e.p.pid)
+            # The main thread, 4 FUSE request threads and the timer at least.
+            assert len(sched) >= 6, sched
+            assert set(sched.values()) == {want}, sched
+            assert any(n.startswith("storlab-timer") for n in sched), sched
+            # The mount works as before: a file written through it is in the backing folder.
+            (e.mount / "f").write_bytes(b"x" * 4096)
+            assert (e.backing / "f").read_bytes() == b"x" * 4096
+        finally:
+            rc, _, err = e.stop()
+        assert rc == 0, err
+        assert said in err
+    for args, msg in ((["--nice", "-25"], "--nice -25: a Linux nice value from -20 (highest priority) to 19 — e.g. -20"),
+                      (["--realtime", "0"], "--realtime 0: a SCHED_FIFO priority from 1 to 99 — e.g. 1"),
+                      (["--realtime", "120"], "--realtime 120: a SCHED_FIFO priority from 1 to 99 — e.g. 99"),
+                      (["--realtime", "1", "--nice", "-5"], "--nice and --realtime: give one")):
+        r = run("emulate", str(scenario), "--config", "gp3", "--backing", str(tmp_path / "b"), "--mount",
+                str(tmp_path / "m"), *args)
+        assert r.returncode != 0
+        assert msg in r.stderr
+        assert "Traceback" not in r.stderr
     assert not (tmp_path / "b").exists()
 
 

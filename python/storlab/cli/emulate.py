@@ -20,26 +20,37 @@ from storlab.cli import app
 from storlab.errors import StorlabError
 
 
-def _set_priority(nice: int | None) -> int:
+def _set_priority(nice: int | None, realtime: int | None = None) -> str:
     """Gives every thread of this process, and so every thread the emulator
     starts after (a new thread takes its creator's), the nice value `nice`
-    (None: leaves it as started); returns the value in effect. A cloud
+    or the real-time class SCHED_FIFO at priority `realtime` (None: leaves
+    it as started); returns the priority in effect, in words. A cloud
     volume is served by its own hardware, not by the instance's vCPUs;
     `--nice -20` puts the emulator's request and timer threads ahead of the
-    database's backends on this machine's vCPUs (docs/emulate.md: measured,
-    it did not raise a database's throughput here)."""
+    database's backends in the fair class, `--realtime` lets them preempt
+    the backends at once, as an interrupt would (docs/emulate.md: what each
+    did to a database's throughput here)."""
+    try:
+        tids = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        tids = [0]
     if nice is not None:
-        try:
-            tids = [int(t) for t in os.listdir("/proc/self/task")]
-        except OSError:
-            tids = [0]
         try:
             for tid in tids:
                 os.setpriority(os.PRIO_PROCESS, tid, nice)
         except OSError as e:
             print(f"emulate: --nice {nice}: {e.strerror} (raising a priority needs root); the emulator runs at the "
                   "priority it was started with", file=sys.stderr)
-    return os.getpriority(os.PRIO_PROCESS, 0)
+    if realtime is not None:
+        try:
+            for tid in tids:
+                os.sched_setscheduler(tid, os.SCHED_FIFO, os.sched_param(realtime))
+        except OSError as e:
+            print(f"emulate: --realtime {realtime}: {e.strerror} (the real-time class needs root); the emulator runs "
+                  "in the class it was started in", file=sys.stderr)
+    if os.sched_getscheduler(0) == os.SCHED_FIFO:
+        return f"real-time {os.sched_getparam(0).sched_priority}"
+    return f"nice {os.getpriority(os.PRIO_PROCESS, 0)}"
 
 
 def _status_line(s: dict) -> str:
@@ -72,6 +83,7 @@ def emulate_cmd(
     seed: int = typer.Option(1, "--seed", help="Seed of the latency draws."),
     threads: int = typer.Option(4, "--threads", help="FUSE request threads per mount."),
     nice: Optional[int] = typer.Option(None, "--nice", help="The emulator's scheduling priority (Linux nice, -20 to 19; default: as started, usually 0, an even share of the vCPUs with the database). -20 serves the emulated volume's I/O ahead of the database's own processes, as a cloud volume is served off the host's vCPUs; raising a priority needs root (CAP_SYS_NICE), else the emulator says so and runs as started."),
+    realtime: Optional[int] = typer.Option(None, "--realtime", help="Run the emulator's threads in Linux's real-time class (SCHED_FIFO) at this priority, 1 to 99 (1 is enough: the database runs in the normal class): a request or a paced reply then takes a vCPU from the database at once, as a cloud volume's interrupt would, instead of waiting for its share. Needs root, else the emulator says so and runs as started."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write FILE once every pool is mounted (for scripts)."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary with its series as JSON when stopped."),
     unmount: Optional[Path] = typer.Option(None, "--unmount", help="Clear an emulated volume mounted at DIR (also a stale one after a crash) and exit."),
@@ -108,6 +120,10 @@ def emulate_cmd(
             raise StorlabError(f"--floor-us {floor_us}: microseconds, 0 or more, or auto — e.g. 50")
     if nice is not None and not -20 <= nice <= 19:
         raise StorlabError(f"--nice {nice}: a Linux nice value from -20 (highest priority) to 19 — e.g. {max(-20, min(19, nice))}")
+    if realtime is not None and not 1 <= realtime <= 99:
+        raise StorlabError(f"--realtime {realtime}: a SCHED_FIFO priority from 1 to 99 — e.g. {max(1, min(99, realtime))}")
+    if realtime is not None and nice is not None:
+        raise StorlabError("--nice and --realtime: give one (a real-time thread has no nice value)")
     if metrics_port is not None and not 0 <= metrics_port <= 65535:
         raise StorlabError(f"--metrics-port {metrics_port}: a TCP port from 0 to 65535 — e.g. 9101")
     roles = list(pool) if pool else [None] * len(mount)
@@ -137,13 +153,13 @@ def emulate_cmd(
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGHUP, _stop)
     tty = sys.stderr.isatty()
-    priority = _set_priority(nice)
+    priority = _set_priority(nice, realtime)
 
     def status(s: dict) -> None:
         if s.get("mounted"):
             where = ", ".join(f"{p['pool']} on {p['mount']}" for p in s["pools"])
             extra = f"; metrics on http://127.0.0.1:{s['metrics_port']}/metrics" if s.get("metrics_port") else ""
-            print(f"emulating {config} of {scenario}: {where}{extra} (nice {priority}) — Ctrl-C to stop", file=sys.stderr, flush=True)
+            print(f"emulating {config} of {scenario}: {where}{extra} ({priority}) — Ctrl-C to stop", file=sys.stderr, flush=True)
             if ready_file:
                 ready_file.write_text(json.dumps(s) + "\n")
         elif tty:
