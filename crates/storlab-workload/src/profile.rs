@@ -495,6 +495,11 @@ fn per_count(xs: &[f64], ys: &[f64], n: f64) -> f64 {
 mod tests {
     use super::*;
 
+    /// The error `base` with `from` replaced by `to` is refused with.
+    fn refused(base: &str, from: &str, to: &str) -> String {
+        Profile::from_toml("p.toml", &base.replace(from, to)).unwrap_err().to_string()
+    }
+
     pub const EXAMPLE: &str = r#"
 schema_version = 1
 kind = "storlab-db-profile"
@@ -586,10 +591,8 @@ beta = 0.0005
         assert!((p.throughput_spread(2.0).unwrap() - 0.075).abs() < 1e-12);
         assert!((p.throughput_spread(1.0).unwrap() - 0.05).abs() < 1e-12);
         assert!((p.throughput_spread(64.0).unwrap() - 0.1).abs() < 1e-12);
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.throughput_stdev: 1 values for 2 counts in concurrency.vus and 2 in concurrency.throughput — one per count");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0, -1.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.throughput_stdev: -1 — a standard deviation is 0 or more");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0]"), "p.toml: concurrency.throughput_stdev: 1 values for 2 counts in concurrency.vus and 2 in concurrency.throughput — one per count");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nthroughput_stdev = [50.0, -1.0]"), "p.toml: concurrency.throughput_stdev: -1 — a standard deviation is 0 or more");
     }
 
     // outside_us 50 µs; the users waited 100 µs a transaction for their
@@ -608,10 +611,8 @@ beta = 0.0005
         // A wait that shrank with the users never takes from the one-user time.
         let p = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [300.0, 100.0]")).unwrap();
         assert_eq!(p.outside_us_at(4.0), 50.0);
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.client_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0, -3.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.client_wait_us: -3 — a time per transaction is 0 µs or more");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0]"), "p.toml: concurrency.client_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nclient_wait_us = [100.0, -3.0]"), "p.toml: concurrency.client_wait_us: -3 — a time per transaction is 0 µs or more");
     }
 
     #[test]
@@ -622,12 +623,9 @@ beta = 0.0005
         assert!((p.penalty_factor(3.0) - (1.2 + 0.4 * (1.5f64).ln() / 2f64.ln())).abs() < 1e-12);
         assert_eq!(p.penalty_factor(0.5), 1.0);
         assert_eq!(p.penalty_factor(64.0), 1.6);
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 1.2]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.penalty: 2 values for 3 counts in concurrency.vus — one per count");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 0.0, 1.6]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.penalty: 0 — each multiplier must be above 0 (1 = no penalty)");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 2, 4]", "vus = [1, 4, 2]\npenalty = [1.0, 1.2, 1.6]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.penalty is given");
+        assert_eq!(refused(&base, "vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 1.2]"), "p.toml: concurrency.penalty: 2 values for 3 counts in concurrency.vus — one per count");
+        assert_eq!(refused(&base, "vus = [1, 2, 4]", "vus = [1, 2, 4]\npenalty = [1.0, 0.0, 1.6]"), "p.toml: concurrency.penalty: 0 — each multiplier must be above 0 (1 = no penalty)");
+        assert_eq!(refused(&base, "vus = [1, 2, 4]", "vus = [1, 4, 2]\npenalty = [1.0, 1.2, 1.6]"), "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.penalty is given");
     }
 
     #[test]
@@ -640,12 +638,9 @@ beta = 0.0005
         assert!((p.flush_wait_us_at(2.0) - 200.0).abs() < 1e-9);
         assert_eq!(p.flush_wait_us_at(1.0), 0.0);
         assert_eq!(p.flush_wait_us_at(64.0), 400.0);
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.flush_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0, -5.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.flush_wait_us: -5 — a wait is 0 µs or more");
-        let e = Profile::from_toml("p.toml", &base.replace("vus = [1, 4]", "vus = [4, 1]\nflush_wait_us = [0.0, 5.0]")).unwrap_err().to_string();
-        assert_eq!(e, "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.flush_wait_us is given");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0]"), "p.toml: concurrency.flush_wait_us: 1 values for 2 counts in concurrency.vus — one per count");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [1, 4]\nflush_wait_us = [0.0, -5.0]"), "p.toml: concurrency.flush_wait_us: -5 — a wait is 0 µs or more");
+        assert_eq!(refused(&base, "vus = [1, 4]", "vus = [4, 1]\nflush_wait_us = [0.0, 5.0]"), "p.toml: concurrency.vus: counts must be at least 1 and ascend where concurrency.flush_wait_us is given");
     }
 
     #[test]
