@@ -67,18 +67,19 @@ test-python: install ## pytest: API, CLI, examples, binding; the binding's stub 
 test-quick: install ## pytest without the slow and server-needing tests
 	$(BIN)/pytest -q -m "not slow and not needs_postgres and not needs_fuse"
 
-bench: install ## Run the benchmarks beside their peers (minutes; results under bench/runs/)
+bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw files in bench/results/)
 	$(BIN)/pip install --quiet "simpy>=4"
 	$(BIN)/python bench/simulate_speed.py
+	$(BIN)/python bench/db_sim_speed.py
 	$(BIN)/python bench/report_speed.py
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
-	$(BIN)/python bench/db_vs_pgbench.py --out bench/runs/$$(date +%F)/db_vs_pgbench.json
+	$(BIN)/python bench/db_vs_pgbench.py
 	command -v bindfs >/dev/null || (apt-get update -qq && apt-get install -y -qq bindfs)
-	$(BIN)/python bench/emulate_overhead.py --out bench/runs/$$(date +%F)/emulate_overhead.json
-	$(BIN)/python bench/emulate_precision.py --out bench/runs/$$(date +%F)/emulate_precision.json
-	$(BIN)/python bench/db_sim_speed.py --out bench/runs/$$(date +%F)/db_sim_speed.json
-	$(BIN)/python bench/db_accuracy.py --emulated --out bench/runs/$$(date +%F)/db_accuracy
+	$(BIN)/python bench/emulate_overhead.py
+	$(BIN)/python bench/emulate_precision.py
+	$(BIN)/python bench/db_accuracy.py --record
+	$(BIN)/python bench/db_accuracy.py --emulated --no-local --rampup 30 --duration 60 --emu-setting shared_buffers=320MB --emu-options="--floor-us auto"
 
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

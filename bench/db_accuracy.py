@@ -1,4 +1,4 @@
-"""Accuracy of the database model (issue 13, "Done means: Accuracy"): does
+"""Accuracy of the database model: does
 the shipped profile `tpcc-postgresql` (recorded here at 2 warehouses, VUs
 1, 2, 4, 8) predict the NOPM of real `storlab bench db` runs at warehouse and
 VU counts it was not recorded at, and the tipping point?
@@ -23,11 +23,7 @@ On this machine (default):
    databases — as the OS page cache does in the measured runs (the database
    reads nothing from the disk there: see `read_bytes` in the records);
 4. a table: point, measured median [min–max], predicted, error, within
-   ±15 %, and the tipping points (within one √2 step?); and storlab's CPU
-   reference (python/storlab/cpuref.py) timed before each warehouse
-   count's sweep, to put beside the one a recorded profile carries (the
-   machine's speed at the runs and at the recording; the model does not
-   use either).
+   ±15 %, and the tipping points (within one √2 step?).
 
 With `--emulated`: the same profile on emulated volumes (`bench db --emulate`)
 — gp2 after its burst (`bursting = "none"`: the 3 IOPS/GiB baseline), io1
@@ -48,10 +44,7 @@ With `--record --no-local --emulated` a profile is recorded on this
 machine's disk just before the emulated runs and once more after them, and
 the points are predicted from each besides the shipped profile (or
 --emu-profile), so the machine's drift between a recording and the runs
-stays out of the comparison as it does for the local points. Add
-`--passthrough` to record one more pair on the emulator's pass-through
-(`storlab emulate --no-caps`): the machine the emulated runs run on, its
-FUSE round trips included, without the volume's caps and latency.
+stays out of the comparison as it does for the local points.
 `--emu-setting NAME=VALUE` (repeatable) runs the emulated server with that
 setting (`bench db --setting`), e.g. `shared_buffers=320MB` for the data in
 shared_buffers as the profiles are recorded (the default is PostgreSQL's
@@ -71,17 +64,19 @@ profile recorded on another day mixes that drift into the error; the two
 recordings show how far the drift and the recorder's own spread move a
 prediction within one session. Each measured point also reports the WAL
 sync time PostgreSQL saw (io_profile.wal_sync_us) and the syncs per
-transaction. `--predict-only --record --tags=-before-spread,-after-spread`
-predicts the same runs again from `profile<TAG>.toml` in --out for each
-tag (bench/profile_spread.py writes such a copy of a profile recorded
-before `throughput_stdev`).
+transaction. `--predict-only` predicts the runs already in --out again.
 
 Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
 
+The runs, profiles and predictions go into --out (a scratch folder by
+default); the tables replace bench/results/db_accuracy.md, the summary
+bench/results/db_accuracy.json, and one row (the median of predicted over
+measured NOPM, with its lowest and highest) goes onto bench/RESULTS.md.
+
     python bench/db_accuracy.py [--record] [--rounds 3] [--warehouses 4,8] [--vus 1,2,3,4,6,8,11]
                                 [--rampup 3] [--duration 12] [--emulated] [--no-local]
-                                [--append --vus 16,23] [--predict-only] [--out DIR]
+                                [--predict-only] [--out DIR]
 """
 
 from __future__ import annotations
@@ -96,16 +91,18 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
-from storlab import cpuref
 from storlab.calibrate import this_host
 from storlab.db.profile import cpu_per_txn
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import RESULTS, record  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 PROFILE = "tpcc-postgresql"
-OUT = ROOT / "bench/runs" / date.today().isoformat() / "db_accuracy"
+OUT = Path("/var/tmp/storlab-db-accuracy-out")
 
 
 def storlab_bin() -> str:
@@ -172,25 +169,15 @@ RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--rampup", "3", "--d
 RECORD_REPEAT = 3  # the shipped profile's --repeat
 
 
-def record_profile(args: argparse.Namespace, out: Path, name: str, passthrough: bool = False) -> Path:
+def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
     """A profile recorded now, as the shipped one was (its provenance's
-    command), into OUT/NAME.toml; its run record beside it. With
-    `passthrough`, the cluster sits on the emulator's pass-through
-    (`storlab emulate --no-caps --ram 16`: no caps, no latency, the same
-    FUSE round trips and page-cache bookkeeping as the emulated runs)."""
+    command), into OUT/NAME.toml; its run record beside it."""
     path = out / f"{name}.toml"
     d = args.dir / name
     print(f"recording {path.name}: storlab bench db ... --profile-out (about 9 minutes)", flush=True)
     t0 = time.time()
-    extra: list[str] = []
-    env = None
-    if passthrough:
-        scen = out / "passthrough.toml"
-        scen.write_text(EMU_SCENARIO.format(profile=PROFILE, scale=2, vus="[1]", rampup=3, duration=20))
-        extra = ["--emulate", f"{scen}:io1"]
-        env = {"STORLAB_EMULATE_OPTIONS": f"--no-caps --ram {EMU_RAM_GIB['io1']}"}
     rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
-                    *RECORD_ARGS, "--repeat", str(args.record_repeat), *extra, "--profile-out", str(path), "--json"], env=env)
+                    *RECORD_ARGS, "--repeat", str(args.record_repeat), "--profile-out", str(path), "--json"])
     (out / f"{name}-run.json").write_text(json.dumps(rec, indent=1) + "\n")
     print(f"  {time.time() - t0:.0f} s", flush=True)
     return path
@@ -231,14 +218,13 @@ def measure_local(args: argparse.Namespace, out: Path) -> list[dict]:
         vus = args.vus if k % 2 == 0 else list(reversed(args.vus))
         for w in order:
             before = loadavg()
-            ref = cpuref.measure()
             t0 = time.time()
             rec = bench_db(args, warehouses=w, vus=vus, db_dir=args.dir / f"w{w}", seed=k + 1, keep=True)
             after = loadavg()
-            name = f"measured-w{w}-round{k + 1}{'-vus' + '-'.join(map(str, sorted(vus))) if args.append else ''}.json"
+            name = f"measured-w{w}-round{k + 1}.json"
             (out / name).write_text(json.dumps(rec, indent=1) + "\n")
             got = nopm_by_vus(rec)
-            runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after, "cpu_reference": ref,
+            runs.append({"warehouses": w, "round": k + 1, "load_before": before, "load_after": after,
                          "file": name, "nopm": got, "wal": wal_by_vus(rec),
                          "read_bytes": {int(r["vus"]): (r.get("io_profile") or {}).get("read_bytes") for r in rec["results"]}})
             print(f"round {k + 1}, {w} warehouses ({time.time() - t0:.0f} s, load {before:.1f}→{after:.1f}): "
@@ -602,19 +588,12 @@ def main() -> None:
     ap.add_argument("--emu-profile", default=PROFILE,
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
-    ap.add_argument("--passthrough", action="store_true",
-                    help="with --record --no-local --emulated: also record a profile on the emulator's pass-through "
-                         "(--no-caps) before and after the emulated runs, and predict from each")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
-    ap.add_argument("--tags", default="-before,-after",
-                    help="with --predict-only --record: predict from profile<TAG>.toml in --out for each tag")
     ap.add_argument("--record", action="store_true",
                     help="record the profile anew before and after the measured runs and predict from each")
     ap.add_argument("--record-repeat", type=int, default=RECORD_REPEAT,
                     help="with --record: the recordings' --repeat (the shipped profile's: 3); more repeats, a "
                          "recorded curve less moved by the machine's noise")
-    ap.add_argument("--append", action="store_true",
-                    help="add runs at more VU counts (--vus) to the measured runs in --out, e.g. to find the tipping point")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     result: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "profile": PROFILE,
@@ -629,16 +608,13 @@ def main() -> None:
             if args.record and not args.predict_only:
                 profiles = [(str(record_profile(args, args.out, "profile-before")), "-before")]
             elif args.record:
-                profiles = [(str(args.out / f"profile{t}.toml"), t) for t in args.tags.split(",")]
+                profiles = [(str(args.out / f"profile{t}.toml"), t) for t in ("-before", "-after")]
             if args.predict_only:
                 runs = json.loads((args.out / "measured-runs.json").read_text())
                 for r in runs:
                     r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
             else:
                 runs = measure_local(args, args.out)
-                if args.append:
-                    old = json.loads((args.out / "measured-runs.json").read_text())
-                    runs = old + runs
                 (args.out / "measured-runs.json").write_text(json.dumps(runs, indent=1) + "\n")
                 if args.record:
                     profiles.append((str(record_profile(args, args.out, "profile-after")), "-after"))
@@ -646,14 +622,6 @@ def main() -> None:
                 r["nopm"] = {int(k): v for k, v in r["nopm"].items()}
                 r["wal"] = {int(k): v for k, v in r.get("wal", {}).items()}
             args.vus = sorted({v for r in runs for v in r["nopm"]})
-            # storlab's CPU reference, timed before each sweep, beside the
-            # one each profile timed before its own: the machine's speed at
-            # the runs and at the recordings (reported, not used by the model).
-            trials = [t for r in runs for t in (r.get("cpu_reference") or {}).get("trials", [])]
-            if trials:
-                result["cpu_reference_at_runs"] = {"ops_per_ms": statistics.median(trials), "trials": trials}
-                print(f"\nstorlab's CPU reference: {statistics.median(trials):.1f} statements/ms at the runs "
-                      f"(median of {len(trials)} trials, {min(trials):.0f}–{max(trials):.0f})", flush=True)
             for profile, tag in profiles:
                 print(f"\n## predicted from {profile}\n", flush=True)
                 result[f"local{tag}"] = local_report(args, args.out, runs, overlay, profile, tag)
@@ -664,24 +632,14 @@ def main() -> None:
             # With --record and --no-local: a profile recorded on this
             # machine's disk just before the emulated runs and one just
             # after, and the points predicted from each beside the shipped.
-            # With --passthrough, one on the emulator's pass-through before
-            # and after too: the emulated runs' machine, FUSE round trips
-            # included.
             recorded = args.record and args.no_local
             if recorded and not args.predict_only:
                 record_profile(args, args.out, "profile-before")
-                if args.passthrough:
-                    record_profile(args, args.out, "profile-before-passthrough", passthrough=True)
             print(f"\n## emulated, predicted from {args.emu_profile}\n", flush=True)
             result["emulated"] = emulated(args, args.out, args.emu_profile, measure=not args.predict_only)
             if recorded and not args.predict_only:
-                if args.passthrough:
-                    record_profile(args, args.out, "profile-after-passthrough", passthrough=True)
                 record_profile(args, args.out, "profile-after")
-            tags = ["-before", "-after"] + (["-before-passthrough", "-after-passthrough"] if args.passthrough else [])
-            if args.predict_only and args.tags != "-before,-after":
-                tags = args.tags.split(",")
-            for tag in (tags if recorded else ()):
+            for tag in (("-before", "-after") if recorded else ()):
                 profile = str(args.out / f"profile{tag}.toml")
                 print(f"\n## emulated, predicted from {profile}\n", flush=True)
                 result[f"emulated{tag}"] = emulated(args, args.out, profile, tag)
@@ -691,13 +649,44 @@ def main() -> None:
         if not args.predict_only:
             for w in args.warehouses + ["emu"]:
                 shutil.rmtree(args.dir / (f"w{w}" if w != "emu" else "emu"), ignore_errors=True)
-            for name in ("profile-before", "profile-after", "profile-before-passthrough", "profile-after-passthrough"):
+            for name in ("profile-before", "profile-after"):
                 shutil.rmtree(args.dir / name, ignore_errors=True)
             with contextlib.suppress(OSError):
                 args.dir.rmdir()
     summary_file.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"\nwritten {summary_file.relative_to(ROOT) if summary_file.is_relative_to(ROOT) else summary_file}")
+    print(f"\nwritten {summary_file}")
+    # The latest tables in the tree: this run's parts replace the same parts
+    # of the file (a local run leaves the emulated tables there, and the
+    # other way round). One row: predicted over measured NOPM at every point
+    # this run predicted from its first profile.
+    command = "python bench/db_accuracy.py " + " ".join(sys.argv[1:])
+    raw_file = RESULTS / "db_accuracy.json"
+    sections = json.loads(raw_file.read_text()).get("sections", {}) if raw_file.exists() else {}
+    ratios = []
+    ran = {k.split("-")[0] for k, v in result.items() if isinstance(v, dict) and "table" in v and "points" in v}
+    sections = {k: v for k, v in sections.items() if k.split("-")[0] not in ran}
+    for key, part in result.items():
+        if isinstance(part, dict) and "table" in part and "points" in part:
+            src = part.get("profile") or (args.emu_profile if key == "emulated" else f"profile{key[len('emulated'):]}.toml")
+            sections[key] = {"predicted_from": src, "command": command, "date": result["date"],
+                             "points": part["points"], "table": part["table"]}
+            if key in ("local", "local-before", "emulated"):
+                ratios += [x["predicted"] / statistics.median(x["measured"]) for x in part["points"] if x["measured"]]
+    write_tables(sections)
+    if ratios:
+        record("db_accuracy", f"simulate / bench db NOPM, TPC-C, {len(ratios)} points", statistics.median(ratios),
+               min(ratios), max(ratios), {"sections": sections})
 
+
+def write_tables(sections: dict) -> None:
+    """bench/results/db_accuracy.md from the sections of db_accuracy.json."""
+    lines = ["# Database model accuracy (bench/db_accuracy.py)", "",
+             "The latest tables, each with the command that made it.", ""]
+    for key, part in sections.items():
+        lines += [f"## {key}: predicted from {part['predicted_from']}", "", f"    {part['command']}", "",
+                  *part["table"], ""]
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "db_accuracy.md").write_text("\n".join(lines))
 
 if __name__ == "__main__":
     main()

@@ -25,7 +25,7 @@ Python start-up included) and the wall time of each, the ratio of the
 medians with its spread over the rounds, and both models' NOPM per VU count
 (a check that the two run the same model, not a target).
 
-    python bench/db_sim_speed.py [--rounds 3] [--out bench/runs/DATE/db_sim_speed.json]
+    python bench/db_sim_speed.py [--rounds 3]   # raw results: bench/results/db_sim_speed.json
 """
 
 from __future__ import annotations
@@ -42,8 +42,11 @@ import tempfile
 import textwrap
 import time
 import tomllib
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 VUS = [1, 2, 4, 8, 16, 32, 64]
@@ -299,7 +302,6 @@ def spread(xs: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=ROOT / "bench/runs" / date.today().isoformat() / "db_sim_speed.json")
     args = ap.parse_args()
     storlab = shutil.which("storlab", path=str(Path(sys.executable).parent)) or "storlab"
     try:
@@ -351,14 +353,13 @@ def main() -> None:
             a, b = last["storlab"]["nopm"].get(v), last["simpy"]["nopm"].get(v)
             rel = f"{b / a:.3f}" if a and b else "-"
             print(f"{v:>5} {a if a is not None else float('nan'):>13,.0f} {b if b is not None else float('nan'):>11,.0f} {rel:>14}")
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps({
+        record("db_sim_speed", "SimPy / simulate CPU time, 7-point TPC-C sweep on 3 pools (one core)",
+               med_sp / med_st, min(ratios), max(ratios), {
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "scenario": scenario_text(), "peer_params": peer_params(), "rounds": rounds,
             "storlab_cpu_s_median": med_st, "simpy_cpu_s_median": med_sp, "ratio_of_medians": med_sp / med_st,
             "ratio_spread": [min(ratios), max(ratios)], "under_5_s": med_st < 5,
-        }, indent=2) + "\n")
-        print(f"\nwritten {args.out}")
+        })
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

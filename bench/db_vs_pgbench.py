@@ -22,6 +22,10 @@ counted over the same seconds. At scale 1 every transaction queues for the
 one branch row, and the lock queue deals turns fairly, so that check is
 sharper at `--scale` of the client count or more.
 
+The raw results replace bench/results/db_vs_pgbench.json; the row on
+bench/RESULTS.md is the median of the per-round tps ratios with their lowest
+and highest.
+
     .venv/bin/python bench/db_vs_pgbench.py --rounds 20 --time 5 --protocol prepared
 """
 
@@ -43,7 +47,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from _common import record  # noqa: E402
 from storlab.db.managed import ManagedPostgres, find_pg_bin  # noqa: E402
 
 STORLAB = str(ROOT / ".venv" / "bin" / "storlab")
@@ -123,7 +129,6 @@ def main() -> None:
                     help="the server's synchronous_commit: off takes the disk's fsync out of each commit")
     ap.add_argument("--side-by-side", type=int, default=6, metavar="ROUNDS",
                     help="rounds with both clients at once, half the clients each, counted over the same seconds (0 skips)")
-    ap.add_argument("--out", default=None)
     a = ap.parse_args()
 
     pgbench = shutil.which("pgbench") or str(find_pg_bin() / "pgbench")
@@ -205,10 +210,10 @@ def main() -> None:
         summary["side_by_side_ratio_range"] = [min(sr), max(sr)]
         print(f"side by side, the same seconds: median ratio {statistics.median(sr):.3f} over {len(sr)} rounds "
               f"(min {min(sr):.3f}, max {max(sr):.3f})")
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps({"args": vars(a), "pairs": pairs, "side_by_side": side, "summary": summary, "tpcc": tpcc,
-                                           "date": time.strftime("%Y-%m-%d")}, indent=1) + "\n")
+    if pairs:
+        record("db_vs_pgbench", f"bench db / pgbench tps, TPC-B-like, {a.clients} clients, {len(pairs)} rounds",
+               summary["median_ratio"], min(ratios), max(ratios),
+               {"args": vars(a), "pairs": pairs, "side_by_side": side, "summary": summary, "tpcc": tpcc})
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """storlab bench disk beside fio (Debian's package), alternately, on the
-same test file (fio prepares it; storlab measures it in place through an API
-hook this script alone uses).
+same test file (fio prepares it; storlab measures it in place through the
+binding's `existing_file`, which the CLI and the API do not offer).
 
 For each CrystalDiskMark Default test, in rounds: fio, then storlab, each a
 5 s time-based run of the same job (same engine class: io_uring, O_DIRECT,
@@ -9,9 +9,11 @@ every thread counted: for fio, the rusage of its whole process (its test file
 prepared beforehand, so only the job runs); for storlab, the process's CPU
 time over the run, measured inside storlab (io_uring workers included). Then
 the null engines, which do no I/O: the framework's cost per I/O. Medians
-over the rounds; the machine is shared and noisy.
+over the rounds; the machine is shared and noisy. The raw results replace
+bench/results/disk_vs_fio.json; the row on bench/RESULTS.md is the median of
+the eight tests' storlab/fio IOPS ratios, the spread their lowest and highest.
 
-    python bench/disk_vs_fio.py --path DIR [--rounds 3] [--runtime 5]
+    python bench/disk_vs_fio.py [--path DIR] [--rounds 3] [--runtime 5]
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from datetime import date
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import record  # noqa: E402
 
 TESTS = [  # CrystalDiskMark Default (name, rw, bs, iodepth, numjobs)
     ("SEQ1M-Q8T1-read", "read", "1m", 8, 1),
@@ -62,15 +66,18 @@ def fio_test(fio_file: Path, rw: str, bs: str, qd: int, nj: int, runtime: float,
 
 STORLAB_CHILD = """
 import json, sys
-import storlab.api as api
-rec = api.bench_disk(sys.argv[1], job=sys.argv[2], size="1GiB", _existing_file=sys.argv[3] or None)
+from pathlib import Path
+from storlab import _native
+job = Path(sys.argv[2])
+rec = json.loads(_native.bench_disk_json(sys.argv[1], size_bytes=1 << 30, job_name=str(job), job_text=job.read_text(),
+                                         existing_file=sys.argv[3] or None))
 r = rec["results"][0]
 print(json.dumps({"iops": r["iops"], "cpu_us_per_io": r["cpu_us_per_io"]}))
 """
 
 
 def storlab_test(fio_file: Path, dirpath: Path, name: str, rw: str, bs: str, qd: int, nj: int, runtime: float, engine: str = "io_uring") -> dict:
-    """storlab on fio's own test file (an API hook for this script only; the
+    """storlab on fio's own test file (the binding's `existing_file`; the
     CLI always writes a file of its own)."""
     job = dirpath.parent / "storlab-job.fio"
     job.write_text(f"[{name}]\nrw={rw}\nbs={bs}\niodepth={qd}\nnumjobs={nj}\nioengine={engine}\nruntime={runtime}\ntime_based\n")
@@ -85,7 +92,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runtime", type=float, default=5.0)
     ap.add_argument("--tests", default="", help="comma-separated test names (default: all eight)")
-    ap.add_argument("--out", type=Path, default=Path("bench/runs") / date.today().isoformat() / "disk_vs_fio.json")
     a = ap.parse_args()
     if not shutil.which("fio"):
         sys.exit("fio is not installed: `make bench` installs it (apt-get install fio)")
@@ -98,6 +104,7 @@ def main() -> None:
     subprocess.run(["fio", "--name=prep", f"--filename={fio_file}", "--size=1g", "--rw=write", "--bs=1m", "--direct=1",
                     "--ioengine=io_uring", "--iodepth=8", "--output-format=json"], capture_output=True, check=True)
     results: dict[str, dict[str, list]] = {}
+    ratios: dict[str, float] = {}
     try:
         wanted = [t for t in TESTS if not a.tests or t[0] in a.tests.split(",")]
         for name, rw, bs, qd, nj in wanted:
@@ -109,6 +116,7 @@ def main() -> None:
             s = statistics.median(x["iops"] for x in results[name]["storlab"])
             fc = statistics.median(x["cpu_us_per_io"] for x in results[name]["fio"])
             sc = statistics.median(x["cpu_us_per_io"] for x in results[name]["storlab"])
+            ratios[name] = s / f
             print(f"{name:18} fio {f:>10,.0f} IOPS {fc:6.2f} µs CPU/I/O | storlab {s:>10,.0f} IOPS {sc:6.2f} µs CPU/I/O | IOPS ratio {s / f:5.3f}", flush=True)
         # The null engines: no I/O, the framework's cost per I/O.
         results["null"] = {"fio": [], "storlab": []}
@@ -124,9 +132,9 @@ def main() -> None:
     finally:
         # Only what the script made: its work folder, and the temp folder if it chose one.
         shutil.rmtree(work if a.path else base, ignore_errors=True)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"raw results: {a.out}")
+    r = list(ratios.values())
+    record("disk_vs_fio", f"bench disk / fio IOPS, {len(r)} CrystalDiskMark tests, {a.rounds} rounds",
+           statistics.median(r), min(r), max(r), {"ratios": ratios, "runs": results})
 
 
 if __name__ == "__main__":

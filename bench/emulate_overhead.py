@@ -12,8 +12,12 @@ that cluster in the pass-through's backing folder (so no run inherits
 another's orders), then `storlab bench db` runs the same users, warm-up and
 window on it.
 
+The raw results replace bench/results/emulate_overhead.json; the row on
+bench/RESULTS.md is the median of the storlab/bindfs ratios (each fio job's,
+and TPC-C's with --what tpcc) with their lowest and highest.
+
     python bench/emulate_overhead.py [--what fio,tpcc] [--rounds 5] [--runtime 10]
-        [--vus 4] [--rampup 10] [--duration 30] [--dir DIR] [--out FILE]
+        [--vus 4] [--rampup 10] [--duration 30] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, Bindfs, Emulated, fio, host, median, prepare, spread, write_result  # noqa: E402
+from _common import STORLAB, Bindfs, Emulated, fio, host, median, prepare, record, spread  # noqa: E402
 
 SCENARIO = """
 title = "pass-through only (the caps are switched off with --no-caps)"
@@ -97,7 +101,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runtime", type=float, default=10)
     ap.add_argument("--dir", type=Path, default=None, help="Folder on the disk to use (default: a temp folder)")
-    ap.add_argument("--out", default=None)
     ap.add_argument("--what", default="fio", help="fio, tpcc or fio,tpcc")
     ap.add_argument("--vus", type=int, default=4, help="TPC-C virtual users")
     ap.add_argument("--rampup", type=float, default=10, help="TPC-C warm-up (s)")
@@ -153,7 +156,12 @@ def main() -> None:
                   f"storlab/bindfs {med['storlab'] / med['bindfs']:.3f}")
         if "fio" in what:
             doc.update({"runtime_s": a.runtime, "summary": summary, "raw": raw})
-        write_result(doc, a.out, "emulate_overhead.json")
+        ratios = {name: x["storlab_over_bindfs"] for name, x in summary.items()}
+        if "tpcc" in doc:
+            ratios["TPC-C NOPM"] = doc["tpcc"]["storlab_over_bindfs"]
+        r = list(ratios.values())
+        record("emulate_overhead", f"emulate --no-caps / bindfs ({', '.join(ratios)}), {a.rounds} rounds",
+               median(r), min(r), max(r), doc)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

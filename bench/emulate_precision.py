@@ -14,7 +14,12 @@ jobs on the same config (the modelled distribution, queueing included):
 4. `storlab bench disk --emulate` beside `storlab simulate`, CrystalDiskMark
    Default, every test the simulator finds cap-bound (target: 10 %).
 
-    python bench/emulate_precision.py [--rounds 3] [--cap-runtime 60] [--out FILE]
+The raw results replace bench/results/emulate_precision.json; the row on
+bench/RESULTS.md is the median of the emulated/modelled ratios (the cap, the
+calibrated QD1 mean, the time to an empty burst bucket at the delivered rate,
+each cap-bound CrystalDiskMark test) with their lowest and highest.
+
+    python bench/emulate_precision.py [--rounds 3] [--cap-runtime 60]
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _emu import STORLAB, Emulated, fio, host, median, out_path, prepare, spread  # noqa: E402
+from _common import STORLAB, Emulated, fio, host, median, prepare, record, spread  # noqa: E402
 
 SCENARIO = """
 title = "emulator precision"
@@ -93,7 +98,6 @@ def main() -> None:
     ap.add_argument("--initial-credits", type=float, default=5.0)
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: cap,qd1,burst,cdm")
     ap.add_argument("--dir", type=Path, default=None)
-    ap.add_argument("--out", default=None)
     a = ap.parse_args()
     skip = set(a.skip.split(",")) - {""}
     base = Path(tempfile.mkdtemp(prefix="emu-precision-", dir=a.dir))
@@ -119,7 +123,7 @@ def main() -> None:
         if "qd1" not in skip:
             # Two ways to take FUSE's round trip off, alternating per round:
             # "given" passes --floor-us = the median QD1 latency of a --no-caps
-            # mount measured just before (the way of 2026-11-23); "calibrated"
+            # mount measured just before; "calibrated"
             # passes --floor-us auto: the emulator takes off the mean of its
             # own probe reads through the mount, renewed every second.
             floors: list = []
@@ -202,10 +206,14 @@ def main() -> None:
                       f"{'  (cap-bound: target ±10 %)' if bound else ''}")
             doc["cdm"] = {"engine": rec["engine"], "emulated": rec.get("emulated"), "rows": rows}
     finally:
-        p = out_path(a.out, "emulate_precision.json")
-        p.write_text(json.dumps(doc, indent=1))
-        print(f"written {p}", file=sys.stderr)
         shutil.rmtree(base, ignore_errors=True)
+    ratios = ([doc["cap"]["median_iops"] / 3000] if "cap" in doc else []) \
+        + ([doc["qd1"]["calibrated"]["mean_error"] + 1] if "qd1" in doc else []) \
+        + ([doc["burst"]["error_at_delivered"] + 1] if (doc.get("burst") or {}).get("error_at_delivered") is not None else []) \
+        + [x["ratio"] for x in (doc.get("cdm") or {}).get("rows", []) if x["cap_bound"]]
+    if ratios:
+        record("emulate_precision", "emulate / model: gp3 cap, QD1 mean latency, gp2 burst time, cap-bound CDM tests",
+               median(ratios), min(ratios), max(ratios), doc)
 
 
 if __name__ == "__main__":

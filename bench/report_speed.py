@@ -13,9 +13,11 @@ Rounds alternate, each in a fresh process:
 Then the page is opened in headless Chromium (the system's, as the tests
 do): the time from navigation until every chart is drawn, and the longest
 main-thread task (PerformanceObserver "longtask"), the measure of a stall.
-Prints medians, their ratio and the spread (min–max); raw results to --out.
+Prints medians, their ratio and the spread (min–max); the raw results
+replace bench/results/report_speed.json, and the build-time ratio goes onto
+bench/RESULTS.md.
 
-    python bench/report_speed.py [--rounds 7] [--out bench/runs/DATE/report_speed.json]
+    python bench/report_speed.py [--rounds 7]
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import record  # noqa: E402
 
 SCENARIO = """
 title = "24 hours of 400 IOPS on gp2 100 GiB, gp2 200 GiB and gp3"
@@ -143,7 +147,6 @@ def spread(xs: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--out", type=Path, default=Path("bench/runs") / date.today().isoformat() / "report_speed.json")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="storlab-report-speed-"))
     try:
@@ -188,9 +191,8 @@ def main() -> None:
         errs = [e for o in opens + small_opens for e in o["errors"]]
         if errs:
             print(f"script errors: {errs}", file=sys.stderr)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2) + "\n")
-        print(f"raw results: {args.out}", file=sys.stderr)
+        record("report_speed", "report / plotly.py to_html, build time of a 24 h page on 3 configs",
+               statistics.median(ratio), min(ratio), max(ratio), result)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -10,7 +10,7 @@ Prints simulated I/Os per CPU second for each (both are single-threaded),
 their ratio, and the peak memory of storlab for 1 h and 24 h of simulated
 time. Medians over the rounds; the machine is shared and noisy.
 
-    python bench/simulate_speed.py [--rounds 3] [--out bench/runs/DATE/simulate.json]
+    python bench/simulate_speed.py [--rounds 3]   # raw results: bench/results/simulate_speed.json
 """
 
 from __future__ import annotations
@@ -23,8 +23,10 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from datetime import date
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import record  # noqa: E402
 
 SCENARIO = """
 [workload]
@@ -94,7 +96,6 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--storlab-sim-s", type=int, default=3600, help="simulated seconds per storlab speed run")
     ap.add_argument("--simpy-sim-s", type=float, default=30.0, help="simulated seconds per SimPy run")
-    ap.add_argument("--out", type=Path, default=Path("bench/runs") / date.today().isoformat() / "simulate.json")
     a = ap.parse_args()
     try:
         import simpy  # noqa: F401
@@ -137,9 +138,9 @@ def main() -> None:
     print(f"\nmedian: storlab {st / 1e6:.2f} M simulated I/Os per CPU second, SimPy {sp / 1e3:.1f} k — ratio {st / sp:,.0f}x")
     print(f"memory: 24 h {summary['rss_24h_mib']:.1f} MiB vs 1 h {summary['rss_1h_mib']:.1f} MiB "
           f"(+{summary['rss_24h_mib'] - summary['rss_1h_mib']:.1f} MiB)")
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps({"summary": summary, "rounds": rows, "memory": mem}, indent=2) + "\n")
-    print(f"raw results: {a.out}")
+    per_round = [s["ios"] / s["cpu_s"] / (p["ios"] / p["cpu_s"]) for s, p in zip(rows["storlab"], rows["simpy"])]
+    record("simulate_speed", "simulate / SimPy, simulated I/Os per CPU second (RND4K Q32T16 on gp3)",
+           st / sp, min(per_round), max(per_round), {"summary": summary, "rounds": rows, "memory": mem})
 
 
 if __name__ == "__main__":
