@@ -211,13 +211,11 @@ def bench_disk(
     direct: bool = True,
     seed: int = 1,
     progress=None,
-    _existing_file: str | None = None,
 ) -> dict[str, Any]:
     """Measures a CrystalDiskMark preset (`profile`) or a fio job file (`job`)
     on a test file storlab creates inside `path` and removes afterwards.
     Returns a run record (`"engine": "measure"`), results in the same
-    columns as `simulate`'s. `_existing_file` is for side-by-side benchmarks
-    only (bench/disk_vs_fio.py): it measures that file in place."""
+    columns as `simulate`'s."""
     if profile and job:
         raise StorlabError("give --profile or --job, not both")
     if not profile and not job:
@@ -238,8 +236,7 @@ def bench_disk(
     size_bytes = parse_size(size) if size is not None else (None if job else 1 << 30)
     record = json.loads(_native.bench_disk_json(
         str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
-        runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress,
-        existing_file=_existing_file))
+        runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress))
     return _finish(record, host_info(path), {
         "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": record["file_bytes"],
         "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})

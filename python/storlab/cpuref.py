@@ -4,15 +4,10 @@ kind of code right now. A profile records it just before its sweep
 so the machine's speed at the hour of a recording can be compared with the
 same figure at another hour or on another machine.
 
-The model does not use it. Measured on this project's build machine
-(bench/runs/2026-11-26/cpu_reference.md, db_accuracy-16.md): with the
-profile's CPU scaled by the recording's reference over the one timed beside
-the runs, 8 and 4 of 18 points came within ±15 % where 15 and 16 did
-without — the two references differed by 19 % while the server's CPU per
-transaction at one user did not (864 against 812–871 µs). Within one state
-of the machine the reference's own spread is larger than the drift it would
-correct; whether it follows the 1.5–1.7× between the machine's fast and
-slow states, as pure Python did, is not yet measured.
+The recorder (`bench db --profile-out`) is its only user: the figure goes
+into the profile's provenance as a record of the recording machine. The
+model does not scale anything by it: within one state of a shared machine
+the reference's own spread was larger than the drift it would correct.
 
 The workload is fixed and has no I/O or waits: an in-memory SQLite table of
 20,000 rows with an index, then 20,000 statements — point selects by key

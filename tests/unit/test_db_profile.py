@@ -205,33 +205,3 @@ def test_the_writeback_curve_from_buffercache_samples_by_hand():
     assert c["pages_per_unit"] == [1000.0, 1500.0, 1500.0]
     assert c["runs_per_unit"] == [500.0, 400.0, 397.5]
     assert profile.writeback_curve(samples[:1], 2.0)["txns_per_unit"] == []
-
-
-def test_a_flush_wait_takes_its_share_of_the_penalty():
-    """The shipped profile's penalty found again with part of the fall on the
-    WAL flush (bench/refit_penalty.py --flush-wait). `sync-growth`: the wait
-    at each count is the server's WAL sync there less at one user, as
-    recorded; with the flushes that much longer, the model needs less CPU
-    to come down to the same throughput, so no multiplier is above the one
-    found without a wait. `measured-cpu`: where a wait is needed, the
-    multiplier is the measured CPU per transaction over one user's."""
-    from pathlib import Path
-
-    shipped = tomllib.loads((Path(profile.__file__).parent.parent / "profiles" / "tpcc-postgresql.toml").read_text())
-    c = shipped["concurrency"]
-    med, p99 = c["penalty_durable_write_us"]
-    flush = {"flush_median_us": med, "flush_p99_us": p99, "writes": 0}
-    kw = {"rampup_s": profile.PENALTY_RAMPUP_S, "duration_s": profile.PENALTY_DURATION_S}
-    m = profile.machine()
-    none, no_waits, _ = profile.penalty_on_recording_machine(shipped, flush, m, **kw)
-    assert no_waits == []
-    grown, waits, method = profile.penalty_on_recording_machine(shipped, flush, m, flush_wait="sync-growth", **kw)
-    assert waits == [round(max(0.0, s - c["wal_sync_us"][0]), 1) for s in c["wal_sync_us"]]
-    assert "wal_sync_us" in method
-    assert all(g <= n + 1e-9 for g, n in zip(grown, none)), (grown, none)
-    assert any(g < n - 0.05 for g, n in zip(grown, none)), (grown, none)
-    held, waits, _ = profile.penalty_on_recording_machine(shipped, flush, m, flush_wait="measured-cpu", **kw)
-    cpu = c["cpu_us_per_txn"]
-    for i, (k, w) in enumerate(zip(held, waits)):
-        if i > 0 and w > 0:
-            assert k == round(max(1.0, cpu[i] / cpu[0]), 4), (i, k)

@@ -584,11 +584,6 @@ PENALTY_TOLERANCE = 0.005
 # makes: long enough that the count's mean settles within the tolerance.
 PENALTY_RAMPUP_S = 3.0
 PENALTY_DURATION_S = 20.0
-# The flush wait's search: agreement with the server's WAL sync growth, µs,
-# and the most corrections it makes.
-FLUSH_WAIT_TOLERANCE_US = 10.0
-FLUSH_WAIT_ROUNDS = 8
-FLUSH_WAIT_MAX_US = 20000.0
 
 
 def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
@@ -614,15 +609,8 @@ def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
         f"memory_gib = {max(m.get('memory_bytes', 0) / 2**30, 0.01):.2f}", ""])
 
 
-# Where the recording machine's contention may go besides the CPU
-# penalty (`penalty_on_recording_machine`): "none" (the recorder's), or a
-# wait on each WAL flush found one of three ways (bench/refit_penalty.py).
-FLUSH_WAITS = ("none", "sync-growth", "joint", "measured-cpu")
-
-
 def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], m: dict[str, Any], *,
-                                 rampup_s: float, duration_s: float,
-                                 flush_wait: str = "none") -> tuple[list[float], list[float], str]:
+                                 rampup_s: float, duration_s: float) -> tuple[list[float], str]:
     """The concurrency penalty from the recorded throughput: at each
     recorded count N, the CPU-demand multiplier with which the model — on
     the recording machine (`recording_overlay`), at the recorded scale —
@@ -633,24 +621,7 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
     backend waits for the other, wake-ups. Bounds 0.25–8: a count the model
     cannot reach within them keeps the bound, and the method says so.
 
-    `flush_wait` puts part of that rest on the WAL flush instead, as a wait
-    the model adds to each flush at N users (`flush_wait_us`); it needs the
-    profile's `wal_sync_us` (the server's WAL sync time at each count, on
-    one device) and is a measurement of where the contention belongs, not
-    what the recorder writes:
-
-    - "sync-growth": the wait is the growth of the server's WAL sync over
-      the first count, and the multiplier the rest;
-    - "joint": the wait is the part of that growth the model's own vCPU
-      queue does not give its flush (corrected until the model's flush
-      grows as the server's sync did, within `FLUSH_WAIT_TOLERANCE_US`,
-      the multiplier found again each time);
-    - "measured-cpu": the multiplier is the measured CPU per transaction's
-      growth (`cpu_us_per_txn` over the first count's), and the wait is
-      found by bisection so that the model reproduces X(N).
-
-    Returns the multipliers, the waits (empty for "none" or without WAL sync
-    times) and the method in words."""
+    Returns the multipliers and the method in words."""
     import tempfile
 
     from storlab import _native
@@ -658,24 +629,16 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
 
     conc = prof["concurrency"]
     vus, thr = conc["vus"], conc["throughput"]
-    sync = conc.get("wal_sync_us") or []
-    cpu = conc.get("cpu_us_per_txn") or []
-    if flush_wait != "none" and not (len(sync) == len(vus) and all(x > 0 for x in sync)):
-        flush_wait = "none"
-    if flush_wait == "measured-cpu" and not (len(cpu) == len(vus) and cpu[0] > 0):
-        flush_wait = "none"
     cat = _native.Catalog(read_catalog_files() + [("recording-machine.toml", recording_overlay(flush, m))])
     scale = float(prof["provenance"].get("scale") or 1.0)
     out: list[float] = []
-    waits: list[float] = []
     clipped: list[int] = []
-    unsettled: list[int] = []
     with tempfile.TemporaryDirectory(prefix="storlab-penalty-") as tmp:
         pfile = Path(tmp) / "profile.toml"
 
-        def model(n: int, mult: float, wait: float) -> tuple[float, float]:
-            """Transactions per second and the mean WAL flush, µs."""
-            trial = {**prof, "concurrency": {**conc, "penalty": [mult] * len(vus), "flush_wait_us": [wait] * len(vus)}}
+        def model(n: int, mult: float) -> float:
+            """Transactions per second."""
+            trial = {**prof, "concurrency": {**conc, "penalty": [mult] * len(vus)}}
             pfile.write_text(to_toml(trial), encoding="utf-8")
             scen = (f'title = "penalty"\n[workload.database]\nprofile = {json.dumps(str(pfile))}\nscale = {scale}\n'
                     f"vus = [{n}]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\n"
@@ -683,105 +646,47 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
                     f'role = "all"\ndevice = "{RECORDING_DISK}"\n')
             rec = json.loads(cat.simulate_json(str(Path(tmp) / "penalty.toml"), scen, tmp))
             job = rec["results"][0]
-            return float(job["tpm"]) / 60.0, float(job.get("log_flush_us") or 0.0)
+            return float(job["tpm"]) / 60.0
 
-        def bisect(x: float, lo: float, hi: float, tps: Callable[[float], float], geometric: bool) -> float:
-            """The argument within (lo, hi) at which tps (falling in it) is x."""
+        def multiplier(n: int, x: float) -> tuple[float, bool]:
+            """The multiplier at n users (geometric bisection); True where clipped."""
+            lo, hi = PENALTY_RANGE
+            if model(n, lo) < x:
+                return lo, True
+            if model(n, hi) > x:
+                return hi, True
             mid = lo
             for _ in range(40):
-                mid = math.sqrt(lo * hi) if geometric else (lo + hi) / 2
-                got = tps(mid)
+                mid = math.sqrt(lo * hi)
+                got = model(n, mid)
                 if abs(got / x - 1.0) <= PENALTY_TOLERANCE:
                     break
                 lo, hi = (mid, hi) if got > x else (lo, mid)
-            return mid
+            return round(mid, 4), False
 
-        def multiplier(n: int, x: float, wait: float) -> tuple[float, bool]:
-            """The multiplier at n users with this wait; True where clipped."""
-            lo, hi = PENALTY_RANGE
-            if model(n, lo, wait)[0] < x:
-                return lo, True
-            if model(n, hi, wait)[0] > x:
-                return hi, True
-            return round(bisect(x, lo, hi, lambda k: model(n, k, wait)[0], True), 4), False
-
-        base_flush = 0.0
-        for i, (n, x) in enumerate(zip(vus, thr)):
-            wait, clip = 0.0, False
-            if x <= 0:
-                mult = 1.0
-            elif flush_wait == "measured-cpu" and i > 0:
-                mult = round(max(1.0, cpu[i] / cpu[0]), 4)
-                if model(n, mult, 0.0)[0] <= x:
-                    mult, clip = multiplier(n, x, 0.0)
-                else:
-                    wait = bisect(x, 0.0, FLUSH_WAIT_MAX_US, lambda w: model(n, mult, w)[0], False)
-            elif flush_wait == "sync-growth":
-                wait = max(0.0, sync[i] - sync[0])
-                mult, clip = multiplier(n, x, wait)
-            else:
-                mult, clip = multiplier(n, x, 0.0)
-                if flush_wait == "joint" and i == 0:
-                    base_flush = model(n, mult, 0.0)[1]
-                elif flush_wait == "joint":
-                    for _ in range(FLUSH_WAIT_ROUNDS):
-                        miss = sync[i] - sync[0] - (model(n, mult, wait)[1] - base_flush)
-                        if abs(miss) <= FLUSH_WAIT_TOLERANCE_US or (wait == 0.0 and miss < 0):
-                            break
-                        wait = max(0.0, wait + miss)
-                        mult, clip = multiplier(n, x, wait)
-                    else:
-                        unsettled.append(n)
+        for n, x in zip(vus, thr):
+            mult, clip = (1.0, False) if x <= 0 else multiplier(n, x)
             out.append(mult)
-            waits.append(round(wait, 1))
             if clip:
                 clipped.append(n)
     method = (f"the CPU-demand multiplier at each recorded count with which the model on the recording machine "
               f"({m.get('cpus')} vCPUs; its durable write {flush['flush_median_us']:.0f} µs median, timed where the "
               f"cluster ran; scale {scale:g}; {rampup_s:g} s + {duration_s:g} s simulated) reproduces the recorded "
               f"transactions per second within ±{PENALTY_TOLERANCE:.1%}")
-    method += {
-        "none": "",
-        "sync-growth": ", with flush_wait_us on each WAL flush: the growth of the server's WAL sync (wal_sync_us) over the first count",
-        "joint": (f", with flush_wait_us on each WAL flush so that the model's flush grows from the first count as the "
-                  f"server's WAL sync did (wal_sync_us), within {FLUSH_WAIT_TOLERANCE_US:g} µs"),
-        "measured-cpu": (", held at the measured CPU per transaction's growth (cpu_us_per_txn), with flush_wait_us on "
-                         "each WAL flush found so that the model reproduces the throughput"),
-    }[flush_wait]
     if clipped:
         method += f"; held at the bounds {PENALTY_RANGE[0]}–{PENALTY_RANGE[1]} at {', '.join(map(str, clipped))} users"
-    if unsettled:
-        method += f"; the flush's growth not within the tolerance after {FLUSH_WAIT_ROUNDS} rounds at {', '.join(map(str, unsettled))} users"
     below = [str(n) for n, f in zip(vus, out) if n > 1 and f < 0.9]
     if below:
         method += (f"; below 0.9 at {', '.join(below)} users: the recording ran faster there than the model's "
                    "one-user figures allow, so there the factor corrects the model rather than adding CPU")
-    return out, ([] if flush_wait == "none" else waits), method
+    return out, method
 
 
-def refit_penalty(prof: dict[str, Any], why: str, flush_wait: str = "none") -> None:
-    """Finds a recorded profile's penalty again, in place, from its recorded
-    throughput and the durable write its recording timed
-    (`penalty_durable_write_us`), as the recorder does: for a model that has
-    changed since the profile was recorded, or a profile edited to measure
-    a choice. Run on the machine the profile was recorded on (the model
-    runs on its vCPUs and memory). `why` goes into the method."""
+def set_penalty(prof: dict[str, Any], flush: dict[str, float]) -> None:
+    """`penalty_on_recording_machine` into the profile: the penalty and the method."""
     conc = prof["concurrency"]
-    med, p99 = conc["penalty_durable_write_us"]
-    set_penalty(prof, {"flush_median_us": med, "flush_p99_us": p99, "writes": 0}, flush_wait)
-    conc["penalty_method"] += f"; found again {why}"
-
-
-def set_penalty(prof: dict[str, Any], flush: dict[str, float], flush_wait: str = "none") -> None:
-    """`penalty_on_recording_machine` into the profile: the penalty, the
-    flush wait (none as the recorder finds it) and the method."""
-    conc = prof["concurrency"]
-    conc["penalty"], waits, conc["penalty_method"] = penalty_on_recording_machine(
-        prof, flush, machine(), rampup_s=PENALTY_RAMPUP_S, duration_s=PENALTY_DURATION_S, flush_wait=flush_wait)
-    if waits:
-        conc["flush_wait_us"] = waits
-    else:
-        conc.pop("flush_wait_us", None)
+    conc["penalty"], conc["penalty_method"] = penalty_on_recording_machine(
+        prof, flush, machine(), rampup_s=PENALTY_RAMPUP_S, duration_s=PENALTY_DURATION_S)
 
 
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
