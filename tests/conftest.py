@@ -1,8 +1,11 @@
-"""Shared helpers: run the real `storlab` command in a subprocess."""
+"""Shared helpers: run the real `storlab` command, in this process or as its own."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -45,17 +48,21 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def run(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    import os
-
+def _env(env: dict | None) -> dict:
     e = dict(os.environ)
     e["NO_COLOR"] = "1"
     e["COLUMNS"] = "200"
     e.pop("STORLAB_CATALOG", None)
     if env:
         e.update(env)
+    return e
+
+
+def run_process(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`storlab ARGS` as its own process: for what only a process shows
+    (signals, exit codes set by the interpreter, what is left running)."""
     cmd = [sys.executable, "-m", "storlab.cli", *args]
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=cwd) as p:
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(env), cwd=cwd) as p:
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -69,6 +76,42 @@ def run(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: f
                 p.communicate()
             raise
     return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def run(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`storlab ARGS` in this process, through the CLI's own entry point
+    (its exit codes, its error lines), with stdout and stderr captured:
+    the same answer as `run_process` without an interpreter's start-up.
+    STORLAB_TEST_SUBPROCESS=1 runs every call as a process instead."""
+    if os.environ.get("STORLAB_TEST_SUBPROCESS") == "1":
+        return run_process(*args, env=env, cwd=cwd, timeout=timeout)
+    from storlab import cli
+
+    cmd = [sys.executable, "-m", "storlab.cli", *args]
+    saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
+    saved_signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        os.environ.clear()
+        os.environ.update(_env(env))
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.argv = ["storlab", *args]
+        cli.TERMINATED.clear()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                cli.main()
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+        sys.argv = saved_argv
+        for s, h in saved_signals.items():
+            signal.signal(s, h)
+    return subprocess.CompletedProcess(cmd, code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture

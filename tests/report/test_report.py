@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, run
+from conftest import EXAMPLES, run, run_process
 from handmade import db_sweep, disk, simulated_db
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is installed by make install")
@@ -107,7 +107,9 @@ def make_report(tmp_path: Path, name: str, records: list[dict], *extra: str) -> 
         p.write_text(json.dumps(rec))
         paths.append(str(p))
     out = tmp_path / f"{name}.html"
-    r = run("report", *paths, "-o", str(out), *extra)
+    # --png drives a browser of its own: in a process of its own, as this
+    # module's browser holds the sync API's loop in this one.
+    r = (run_process if "--png" in extra else run)("report", *paths, "-o", str(out), *extra)
     assert r.returncode == 0, r.stderr
     return out
 
