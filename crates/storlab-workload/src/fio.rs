@@ -138,7 +138,9 @@ fn apply<'a>(cx: &Ctx, j: &mut Job, key: &str, value: Option<&'a str>) -> Result
         }
         "iodepth" => j.iodepth = positive(cx, key, parse_int(cx, key, need(value)?)?)?,
         "numjobs" => j.numjobs = positive(cx, key, parse_int(cx, key, need(value)?)?)?,
-        "rate_iops" => j.rate_iops = Some(parse_int(cx, key, need(value)?)?),
+        // fio takes rate_iops=0 as no cap; storlab asks for the option to be
+        // left out instead, so a 0 never becomes an endless gap between I/Os.
+        "rate_iops" => j.rate_iops = Some(u64::from(positive(cx, key, parse_int(cx, key, need(value)?)?)?)),
         // fio: runtime and ramp_time default to seconds, thinktime to µs.
         "runtime" => j.runtime = Some(parse_time(cx, key, need(value)?, Duration::from_secs(1))?),
         "ramp_time" => j.ramp_time = parse_time(cx, key, need(value)?, Duration::from_secs(1))?,
@@ -215,11 +217,18 @@ pub(crate) fn parse_size(cx_or_none: &Ctx, key: &str, v: &str) -> Result<u64, Wo
     };
     let base: f64 = if decimal { 1000.0 } else { 1024.0 };
     let bytes = n * base.powi(power);
+    if !(bytes.is_finite() && bytes <= MAX_SIZE_BYTES) {
+        return Err(cx_or_none.invalid(key, format!("'{v}' is beyond 1 EiB — nearest valid value 1024p")));
+    }
     if bytes.fract() != 0.0 {
         return Err(cx_or_none.invalid(key, format!("'{v}' is not a whole number of bytes")));
     }
     Ok(bytes as u64)
 }
+
+/// The largest size a job file may give: 1 EiB, far beyond any device, and
+/// still exact in a `u64`.
+pub const MAX_SIZE_BYTES: f64 = (1u64 << 60) as f64;
 
 /// fio's time syntax: a number with an optional unit (us, ms, s, m, h, d);
 /// without one, `default_unit`.
@@ -228,7 +237,7 @@ fn parse_time(cx: &Ctx, key: &str, v: &str, default_unit: Duration) -> Result<Du
     let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
     let n: f64 = num.parse().map_err(|_| cx.invalid(key, format!("'{v}' is not a time (e.g. 30, 30s, 5m)")))?;
-    let unit = match unit {
+    let unit: Duration = match unit {
         "" => default_unit,
         "us" | "usec" => Duration::from_micros(1),
         "ms" | "msec" => Duration::from_millis(1),
@@ -238,8 +247,16 @@ fn parse_time(cx: &Ctx, key: &str, v: &str, default_unit: Duration) -> Result<Du
         "d" | "day" => Duration::from_secs(86400),
         other => return Err(cx.invalid(key, format!("'{v}' has an unknown time unit '{other}' (use us, ms, s, m, h)"))),
     };
-    Ok(unit.mul_f64(n))
+    let secs = n * unit.as_secs_f64();
+    if !(secs.is_finite() && secs <= MAX_TIME_S) {
+        return Err(cx.invalid(key, format!("'{v}' is beyond {} days — nearest valid value {}s", MAX_TIME_S / 86400.0, MAX_TIME_S)));
+    }
+    Ok(Duration::from_secs_f64(secs))
 }
+
+/// The longest time a job file may give (a year): long enough for any run,
+/// short of what a `Duration` or a simulated clock holds exactly.
+pub const MAX_TIME_S: f64 = 365.0 * 86400.0;
 
 #[cfg(test)]
 mod tests {
@@ -326,6 +343,11 @@ thinktime=100
             ("[global]\nbs=4k\n", "no job section"),
             ("[a\nrw=read\n", "no closing ']'"),
             ("[a]\nruntime=5x\n", "unknown time unit"),
+            // rate_iops=0 would space I/Os an infinite time apart
+            ("[a]\nrw=randrw\nbs=8k\nrate_iops=0\nsize=128m\nruntime=3\n", "j.fio:4: rate_iops: 0 is out of range — nearest valid value 1"),
+            // 10^25 s overflows a Duration: refused, not a panic
+            ("[a]\nruntime=10000000000000000000000000\n", "nearest valid value 31536000s"),
+            ("[a]\nsize=99999999999999999999999p\n", "beyond 1 EiB"),
         ] {
             let e = parse("j.fio", text).unwrap_err().to_string();
             assert!(e.contains(needle), "{text:?}: {e}");

@@ -278,6 +278,32 @@ pub enum ProfileError {
     Field { file: String, field: String, message: String },
 }
 
+/// Bounds of a profile's figures, far beyond any recorded server and short
+/// of what would keep the model busy for ever: 100 s of CPU, 10 million
+/// pages, a million commits and 10 GB of WAL in one transaction; 1 PB of
+/// data per scale unit.
+pub const MAX_CPU_US: f64 = 1e8;
+pub const MAX_PAGES: f64 = 1e7;
+pub const MAX_COMMITS: f64 = 1e6;
+pub const MAX_WAL_BYTES: f64 = 1e10;
+pub const MAX_BYTES: f64 = 1e15;
+
+/// A TOML error on one line: the file, line and column, and toml's message
+/// with its own line breaks folded.
+fn syntax(file: &str, text: &str, e: &toml::de::Error) -> ProfileError {
+    let message = e.message().trim().replace('\n', ", ");
+    let message = match e.span() {
+        Some(s) => {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rfind('\n').map_or(before.len(), |nl| before.len() - nl - 1) + 1;
+            format!("line {line} column {col}: {message}")
+        }
+        None => message,
+    };
+    ProfileError::Parse { file: file.into(), message }
+}
+
 impl Mrc {
     /// The miss ratio at a cache of `fraction` of the data: linear between
     /// the recorded points, the first point's ratio below them, and no
@@ -303,14 +329,55 @@ impl Mrc {
 impl Profile {
     /// Reads a profile. `file` names it in errors.
     pub fn from_toml(file: &str, text: &str) -> Result<Profile, ProfileError> {
-        let value: toml::Table = toml::from_str(text).map_err(|e| ProfileError::Parse { file: file.into(), message: e.message().to_string() })?;
+        let value: toml::Table = toml::from_str(text).map_err(|e| syntax(file, text, &e))?;
         match value.get("schema_version").and_then(|v| v.as_integer()) {
             Some(1) => {}
             Some(v) => return Err(ProfileError::Version { file: file.into(), found: v as u32 }),
             None => return Err(ProfileError::Field { file: file.into(), field: "schema_version".into(), message: "missing — add schema_version = 1".into() }),
         }
-        let p: Profile = toml::from_str(text).map_err(|e| ProfileError::Parse { file: file.into(), message: e.message().to_string() })?;
+        let p: Profile = toml::from_str(text).map_err(|e| syntax(file, text, &e))?;
         let field = |f: &str, m: String| ProfileError::Field { file: file.into(), field: f.into(), message: m };
+        // Every figure finite and within what a server can do: an infinite
+        // or absurd figure would leave the model's loops without an end.
+        let range = |f: &str, x: f64, (lo, hi): (f64, f64), what: &str| -> Result<(), ProfileError> {
+            if x.is_finite() && (lo..=hi).contains(&x) {
+                return Ok(());
+            }
+            let nearest = if x > hi { hi } else { lo };
+            Err(field(f, format!("{x} — {what} lies in [{lo}, {hi}]; nearest valid value {nearest}")))
+        };
+        range("nopm_per_txn", p.nopm_per_txn, (0.0, 1.0), "a share")?;
+        range("data.bytes_per_scale_unit", p.data.bytes_per_scale_unit, (0.0, MAX_BYTES), "data bytes per unit")?;
+        range("data.fixed_bytes", p.data.fixed_bytes, (0.0, MAX_BYTES), "fixed data bytes")?;
+        range("data.page_bytes", p.data.page_bytes, (512.0, 65536.0), "a page (PostgreSQL 1 to 32 KiB, InnoDB 4 to 64 KiB)")?;
+        for t in &p.transactions {
+            let f = |k: &str| format!("transaction '{}'.{k}", t.name);
+            range(&f("share"), t.share, (0.0, 1.0), "a share")?;
+            range(&f("cpu_us"), t.cpu_us, (0.0, MAX_CPU_US), "CPU per transaction, µs,")?;
+            range(&f("page_accesses"), t.page_accesses, (0.0, MAX_PAGES), "pages per transaction")?;
+            range(&f("pages_dirtied"), t.pages_dirtied, (0.0, MAX_PAGES), "pages per transaction")?;
+            range(&f("commits"), t.commits, (0.0, MAX_COMMITS), "commits per transaction")?;
+            range(&f("wal_bytes"), t.wal_bytes, (0.0, MAX_WAL_BYTES), "WAL bytes per transaction")?;
+            range(&f("rollback_share"), t.rollback_share, (0.0, 1.0), "a share")?;
+            if let Some(r) = t.rows_per_txn {
+                range(&f("rows_per_txn"), r, (1.0, MAX_PAGES), "rows per commit")?;
+            }
+        }
+        let c = &p.concurrency;
+        range("concurrency.alpha", c.alpha, (-1.0, 1e6), "a USL coefficient")?;
+        range("concurrency.beta", c.beta, (-1.0, 1e6), "a USL coefficient")?;
+        range("concurrency.outside_us", c.outside_us, (0.0, MAX_CPU_US), "a time per transaction, µs,")?;
+        range("concurrency.flush_cpu_us", c.flush_cpu_us, (0.0, MAX_CPU_US), "CPU per flush, µs,")?;
+        for (name, xs) in [("vus", &c.vus), ("throughput", &c.throughput), ("cpu_us_per_txn", &c.cpu_us_per_txn), ("wal_sync_us", &c.wal_sync_us), ("wal_syncs_per_txn", &c.wal_syncs_per_txn)] {
+            for &x in xs.iter() {
+                range(&format!("concurrency.{name}"), x, (0.0, 1e12), "each value")?;
+            }
+        }
+        for (name, xs) in [("mrc.cache_fraction", &p.mrc.cache_fraction), ("mrc.miss_ratio", &p.mrc.miss_ratio)] {
+            for &x in xs.iter() {
+                range(name, x, (0.0, 1e6), "each value")?;
+            }
+        }
         if p.kind != "storlab-db-profile" {
             return Err(field("kind", format!("'{}' — a profile has kind = \"storlab-db-profile\"", p.kind)));
         }
@@ -331,7 +398,6 @@ impl Profile {
         if m.miss_ratio.iter().any(|r| !(0.0..=1.0).contains(r)) {
             return Err(field("mrc.miss_ratio", "values must lie in [0, 1]".into()));
         }
-        let c = &p.concurrency;
         // A value per recorded count: as many as the counts, the counts
         // ascending from 1, each value valid.
         let per_count_field = |name: &str, values: &[f64], valid: fn(f64) -> bool, what: &str| -> Result<(), ProfileError> {
@@ -525,6 +591,26 @@ miss_ratio = [0.6, 0.2, 0.0]
 alpha = 0.02
 beta = 0.0005
 "#;
+
+    // A figure that is not finite, or beyond what a server does, would keep
+    // the model busy for ever: refused with the field and the nearest value.
+    #[test]
+    fn figures_out_of_range_are_refused_with_the_nearest_valid_value() {
+        assert_eq!(refused(EXAMPLE, "wal_bytes = 2500.0", "wal_bytes = inf"), "p.toml: transaction 'new_order'.wal_bytes: inf — WAL bytes per transaction lies in [0, 10000000000]; nearest valid value 10000000000");
+        assert_eq!(refused(EXAMPLE, "wal_bytes = 2500.0", "wal_bytes = nan"), "p.toml: transaction 'new_order'.wal_bytes: NaN — WAL bytes per transaction lies in [0, 10000000000]; nearest valid value 0");
+        assert_eq!(refused(EXAMPLE, "cpu_us = 350.0", "cpu_us = -5.0"), "p.toml: transaction 'new_order'.cpu_us: -5 — CPU per transaction, µs, lies in [0, 100000000]; nearest valid value 0");
+        assert!(refused(EXAMPLE, "alpha = 0.02", "alpha = -inf").starts_with("p.toml: concurrency.alpha: -inf"));
+        assert!(refused(EXAMPLE, "bytes_per_scale_unit = 1.0e8", "bytes_per_scale_unit = 1e300").contains("nearest valid value 1000000000000000"));
+    }
+
+    // A syntax error is one line with its line and column (line 3 column 8:
+    // the second `=` of `name = = "t"`).
+    #[test]
+    fn a_syntax_error_names_line_and_column_on_one_line() {
+        let e = refused(EXAMPLE, "name = \"t\"", "name = = \"t\"");
+        assert!(e.starts_with("p.toml: line 4 column 8: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
 
     // Linear between (0.01, 0.6) and (0.1, 0.2): at 0.055, halfway, 0.4.
     #[test]
