@@ -68,3 +68,14 @@ def test_bench_db_flags_are_documented():
     assert len(flags) > 15, out
     for f in flags:
         assert f"`{f}" in text, f"{f} is not in docs/db.md"
+
+
+def test_docs_hold_no_lab_notes():
+    """User docs say what a feature does, not how it was found: no rounds,
+    no dates of runs, no paths into a benchmark's history (STYLE.md, Comments
+    and docs). An ISO timestamp (a documented default) is not a run's date."""
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = path.read_text()
+        for pattern in (r"\bround \d+", r"\bbench/runs\b", r"\b20\d\d-\d\d-\d\d\b(?!T)"):
+            m = re.search(pattern, text)
+            assert not m, f"{path.name}: lab note {m[0]!r} at offset {m.start()}"
