@@ -15,7 +15,7 @@
 //! the run began, whatever the clock (virtual in the simulator, the wall
 //! clock in an emulator).
 
-use crate::pacing::Secs;
+use crate::time::Secs;
 use serde::Serialize;
 use std::time::Duration;
 

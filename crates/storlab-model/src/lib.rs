@@ -18,6 +18,7 @@ pub mod pacing;
 pub mod report;
 pub mod resources;
 pub mod scenario;
+pub mod time;
 
 pub use catalog::Catalog;
 pub use deployment::{resolve_all, Deployment};

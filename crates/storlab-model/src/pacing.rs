@@ -15,32 +15,8 @@
 use crate::bucket::Bucket;
 use crate::device::Cap;
 use crate::resources::{IoClass, PoolPlan, Resource, ResourceId};
+pub use crate::time::Secs;
 use std::collections::HashMap;
-
-/// Seconds since the run began, on the engine's clock.
-#[derive(Debug, Clone, Copy, Default, PartialEq, PartialOrd)]
-pub struct Secs(pub f64);
-
-impl Secs {
-    pub const ZERO: Secs = Secs(0.0);
-
-    #[inline]
-    pub fn max(self, o: Secs) -> Secs {
-        Secs(self.0.max(o.0))
-    }
-
-    /// `s` seconds later.
-    #[inline]
-    pub fn plus(self, s: f64) -> Secs {
-        Secs(self.0 + s)
-    }
-
-    /// Seconds from `earlier` to `self`.
-    #[inline]
-    pub fn since(self, earlier: Secs) -> f64 {
-        self.0 - earlier.0
-    }
-}
 
 /// A pacer in a `PacerSet`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
