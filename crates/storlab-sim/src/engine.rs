@@ -334,7 +334,9 @@ pub fn run_jobs<S: Sink>(
             }
         }
         r.last_done = r.last_done.max(done);
-        if events & 0xF_FFFF == 0 && !progress(Secs(done)) {
+        // Polled every 2^16 events (a few milliseconds), so a stop is seen
+        // well within a second.
+        if events & 0xFFFF == 0 && !progress(Secs(done)) {
             stopped = true;
             for r in runs.iter_mut() {
                 r.out.interrupted = true;

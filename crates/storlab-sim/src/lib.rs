@@ -49,6 +49,8 @@ pub enum SimError {
     NoConfig { file: String, config: String, suggestion: Option<String>, valid: String },
     #[error("{file}: {what}: {message}")]
     Override { file: String, what: String, message: String },
+    #[error("{file}: {what} — above the simulator's budget of {max}; {fix}")]
+    Budget { file: String, what: String, max: String, fix: String },
     #[error("{file}: period {period} s over {planned_s} s of simulated time per config makes {points} points a series, above the {max} storlab keeps (CloudWatch's GetMetricData limit) — nearest valid period {nearest} s")]
     Period { file: String, period: f64, planned_s: f64, points: u64, max: u64, nearest: String },
 }
@@ -62,6 +64,52 @@ fn near_hint(s: &Option<String>) -> String {
 /// GetMetricData). A shorter period on a long run is refused before it
 /// starts, with the shortest period that fits.
 pub const MAX_SERIES_POINTS: u64 = 100_800;
+
+/// Most I/Os a simulation keeps in flight at once, over the jobs that run
+/// together: 2^22 slots of about 32 bytes each (issue time, class, heap
+/// entry) hold 128 MiB. fio's io_uring engine takes at most 32,768 per
+/// thread (IORING_MAX_ENTRIES), so this is 128 such threads.
+pub const MAX_OUTSTANDING: u64 = 1 << 22;
+
+/// Most I/Os a job that covers its `size` (no runtime) may take: 10^10, a
+/// quarter of an hour or more of this machine's time.
+pub const MAX_SIZED_IOS: f64 = 1e10;
+
+/// Refuses up front a workload the simulator could not hold in memory or
+/// finish: too many I/Os in flight at once, or a size to cover in too many
+/// I/Os. The message gives the numbers and the option that fixes it.
+pub fn check_budget(file: &str, wl: &Workload) -> Result<(), SimError> {
+    for run in run_groups(&wl.jobs) {
+        let jobs = &wl.jobs[run];
+        let outstanding: u64 = jobs.iter().filter(|j| j.arrival_iops.is_none()).map(|j| j.outstanding()).sum();
+        if outstanding > MAX_OUTSTANDING {
+            let j = jobs.iter().max_by_key(|j| j.outstanding()).expect("a run has a job");
+            let others = outstanding - j.outstanding();
+            let fit = (MAX_OUTSTANDING.saturating_sub(others) / u64::from(j.numjobs.max(1))).max(1);
+            return Err(SimError::Budget {
+                file: file.to_string(),
+                what: format!("{outstanding} I/Os in flight at once (job '{}': iodepth {} × numjobs {})", j.name, j.iodepth, j.numjobs),
+                max: format!("{MAX_OUTSTANDING} I/Os in flight"),
+                fix: format!("nearest valid iodepth for job '{}' {fit} (--iodepth {fit})", j.name),
+            });
+        }
+        for j in jobs {
+            if j.runtime.is_some() && j.time_based {
+                continue;
+            }
+            let ios = j.size_bytes as f64 / j.bs_bytes.max(1) as f64 * f64::from(j.numjobs.max(1)) * f64::from(j.loops.max(1));
+            if ios > MAX_SIZED_IOS {
+                return Err(SimError::Budget {
+                    file: file.to_string(),
+                    what: format!("job '{}' covers size {} bytes in {}-byte I/Os × numjobs {} × loops {}: {ios:.3e} I/Os", j.name, j.size_bytes, j.bs_bytes, j.numjobs, j.loops),
+                    max: format!("{MAX_SIZED_IOS:.0e} I/Os"),
+                    fix: "raise bs, lower size, or give a runtime".into(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
 
 /// The shortest period that keeps `planned_s` within [`MAX_SERIES_POINTS`],
 /// rounded up to two significant digits (whole seconds from 1 s up).
@@ -216,6 +264,21 @@ pub struct SimRecord {
     pub simulated_s: f64,
     pub simulated_ios: u64,
     pub interrupted: bool,
+    /// `as_of` and the rules each config followed that day (absent without
+    /// a date); the run record carries them in its inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_applied: Option<serde_json::Value>,
+}
+
+/// The day whose vendor rules the deployments follow and, per config, which
+/// rules each device and host followed; `None` without `as_of`.
+pub fn rules_applied(deps: &[Deployment]) -> Option<(String, serde_json::Value)> {
+    let date = deps.iter().find_map(|d| d.as_of.clone())?;
+    let per: serde_json::Map<String, serde_json::Value> =
+        deps.iter().map(|d| (d.name.clone(), serde_json::to_value(&d.rules_applied).expect("rules serialise"))).collect();
+    Some((date, serde_json::Value::Object(per)))
 }
 
 impl SimRecord {
@@ -257,6 +320,13 @@ impl SimRecord {
             .collect();
         rec.series = self.series;
         rec.unverified = self.unverified;
+        if let (Some(date), Some(rules)) = (self.as_of, self.rules_applied) {
+            let mut inputs = storlab_record::Object::new();
+            inputs.insert("as_of".into(), serde_json::json!(date));
+            inputs.insert("rules_applied".into(), rules);
+            inputs.insert("prices".into(), serde_json::json!("today's catalog prices, not those of the as_of date"));
+            rec.inputs = Some(inputs);
+        }
         rec.interrupted = self.interrupted;
         rec.extra = Some(RecordExtra::Sim(SimRun { period_s: self.period_s, simulated_s: self.simulated_s, simulated_ios: self.simulated_ios }));
         rec
@@ -422,8 +492,10 @@ pub fn simulate(
     let mut sc = ScenarioFile::from_toml(file, text)?;
     overrides.select_config(file, &mut sc)?;
     let deps = resolve_all(cat, file, &sc)?;
+    let dated = rules_applied(&deps);
     let mut wl: Workload = storlab_workload::spec::from_table(file, dir, overrides.workload_table(sc.workload.as_ref())?.as_ref())?;
     overrides.apply_to_jobs(file, &mut wl)?;
+    check_budget(file, &wl)?;
     let period = period_override.unwrap_or(wl.period.as_secs_f64());
     let planned_per_config: f64 = run_groups(&wl.jobs)
         .into_iter()
@@ -522,5 +594,7 @@ pub fn simulate(
         simulated_s: round(simulated_s, 6),
         simulated_ios,
         interrupted,
+        as_of: dated.as_ref().map(|d| d.0.clone()),
+        rules_applied: dated.map(|d| d.1),
     })
 }

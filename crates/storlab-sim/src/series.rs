@@ -85,7 +85,9 @@ impl Sink for SeriesSink {
     /// Closes every period that ends at or before `t`.
     #[inline]
     fn advance(&mut self, t: Secs, st: &PacerSet) {
-        while t.0 >= self.period_end {
+        // Never more than MAX_SERIES_POINTS periods, whatever time an I/O
+        // reports: what comes after the last one is counted in it.
+        while t.0 >= self.period_end && (self.rows.len() as u64) < crate::MAX_SERIES_POINTS {
             self.flush(st);
         }
     }

@@ -170,8 +170,11 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         None => return Err(err(file, &at("scale"), format!("missing — the database's size in {}s (the profile was recorded at {})", profile.scale_unit, recorded_scale(&profile)))),
         Some(v) => number(file, &at("scale"), v)?,
     };
-    if !(scale > 0.0) {
-        return Err(err(file, &at("scale"), format!("{scale} {}s — the scale must be above 0 — nearest valid value 1", profile.scale_unit)));
+    if !(scale > 0.0 && scale <= 1e9) {
+        return Err(err(file, &at("scale"), match scale > 1e9 {
+            true => format!("{scale} {}s — the scale must be at most 1e9 — nearest valid value 1000000000", profile.scale_unit),
+            false => format!("{scale} {}s — the scale must be above 0 — nearest valid value 1", profile.scale_unit),
+        }));
     }
 
     let vus = match db.get("vus") {
@@ -214,6 +217,10 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         if !(v >= min) {
             return Err(err(file, &at(k), format!("{v} — must be at least {min} — nearest valid value {min}")));
         }
+        // A year: longer than any run, short of an endless one.
+        if !(v <= crate::fio::MAX_TIME_S) {
+            return Err(err(file, &at(k), format!("{v} — must be at most a year — nearest valid value {}", crate::fio::MAX_TIME_S)));
+        }
         Ok(v)
     };
     let rampup_s = secs("rampup_s", 60.0, 0.0)?;
@@ -223,8 +230,8 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         None => None,
         Some(v) => {
             let g = number(file, &at("db_memory_gib"), v)?;
-            if !(g > 0.0) {
-                return Err(err(file, &at("db_memory_gib"), format!("{g} GiB — must be above 0 — e.g. 1")));
+            if !(g > 0.0 && g <= 1e6) {
+                return Err(err(file, &at("db_memory_gib"), format!("{g} GiB — must be above 0 and at most 1e6 — e.g. 1")));
             }
             Some(g)
         }
@@ -308,6 +315,8 @@ mod tests {
         for (body, needle) in [
             ("profile = \"tpcc-postgres\"\nscale = 1\nvus = [1]", "s.toml: workload.database.profile: unknown profile 'tpcc-postgres' — did you mean 'tpcc-postgresql'? — shipped profiles: insert-postgresql, tpcc-postgresql"),
             ("profile = \"tpcc-postgresql\"\nscale = 0\nvus = [1]", "s.toml: workload.database.scale: 0 warehouses — the scale must be above 0 — nearest valid value 1"),
+            ("profile = \"tpcc-postgresql\"\nscale = 2e9\nvus = [1]", "s.toml: workload.database.scale: 2000000000 warehouses — the scale must be at most 1e9 — nearest valid value 1000000000"),
+            ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nduration_s = 1e9", "s.toml: workload.database.duration_s: 1000000000 — must be at most a year — nearest valid value 31536000"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [4, 0]", "s.toml: workload.database.vus[1]: 0 — a virtual-user count is a whole number from 1 to 1000000 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = []", "s.toml: workload.database.vus: empty"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nsclae = 2", "s.toml: workload.database.sclae: unknown field — did you mean 'scale'?"),
