@@ -301,6 +301,36 @@ pub struct LatencySpec {
     pub flush_p99_us: Option<Num>,
 }
 
+/// Service times a catalog may give, µs: above 0 (an I/O takes time) and at
+/// most 10 s (beyond any device's timeout). A calibrated overlay outside
+/// them is refused where it is read, with the nearest valid value.
+pub const LATENCY_RANGE_US: (f64, f64) = (0.01, 1e7);
+
+impl LatencySpec {
+    pub fn check_range(&self, file: &str, entry: &str) -> Result<()> {
+        let (lo, hi) = LATENCY_RANGE_US;
+        let fields = [
+            ("read_median_us", Some(&self.read_median_us)),
+            ("read_p99_us", Some(&self.read_p99_us)),
+            ("write_median_us", Some(&self.write_median_us)),
+            ("write_p99_us", Some(&self.write_p99_us)),
+            ("flush_median_us", self.flush_median_us.as_ref()),
+            ("flush_p99_us", self.flush_p99_us.as_ref()),
+        ];
+        for (field, n) in fields {
+            let Some(v) = n.map(|n| n.value) else { continue };
+            if !(v.is_finite() && (lo..=hi).contains(&v)) {
+                let nearest = if v > hi { hi } else { lo };
+                return Err(ModelError::invalid_catalog(
+                    Location::new(file, entry, field),
+                    format!("{v} µs — a service time lies in [{lo}, {hi}] µs; nearest valid value {nearest}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum PathKind {
@@ -754,7 +784,14 @@ impl Catalog {
         }
         for (file, l) in &self.latency {
             let json = serde_json::to_value(l).expect("latency profile serialises");
-            self.check_sources(file, &format!("latency {}", l.devices.join(",")), l.src.as_deref(), &json)?;
+            let entry = format!("latency {}", l.devices.join(","));
+            self.check_sources(file, &entry, l.src.as_deref(), &json)?;
+            l.spec().check_range(file, &entry)?;
+        }
+        for (id, d) in &self.devices {
+            if let Some(l) = &d.latency {
+                l.check_range(self.origin.get(id).map_or("", |f| f.as_str()), id)?;
+            }
         }
         for p in &self.prices {
             let file = self.origin.get(&format!("price:{}:{}", p.region, p.item)).cloned().unwrap_or_default();
