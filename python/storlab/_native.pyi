@@ -14,6 +14,8 @@ __all__ = [
     "db_run_json",
     "db_record_json",
     "db_sweep_done",
+    "parse_size_bytes",
+    "parse_duration_s",
     "record_schema_json",
     "record_check_json",
     "alarms_json",
@@ -132,6 +134,12 @@ def record_schema_json() -> str:
 
 def record_check_json(name: str, text: str) -> str:
     """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
+def parse_size_bytes(text: str) -> int | None:
+    """A size as storlab reads it outside fio job files (64MB, 64MiB, 64m), in bytes; None if it is not one."""
+
+def parse_duration_s(text: str) -> float | None:
+    """A duration as storlab reads it (30, 90s, 2m30s, 1d), in seconds; None if it is not one."""
+
 
 def alarms_json(scenario_name: str, scenario_text: str, record_json: str) -> str:
     """The state changes of the scenario's `[[alarms]]` on the record's series (a JSON list)."""

@@ -14,6 +14,7 @@ from typing import Any
 from storlab import _native
 from storlab.catalog import catalog_paths, read_catalog_files
 from storlab.errors import ScenarioError, StorlabError
+from storlab.units import parse_size
 
 # The shipped database workload profiles (`[workload.database] profile = NAME`).
 PROFILES = Path(__file__).resolve().parent / "profiles"
@@ -145,30 +146,6 @@ def simulate(
     inputs: dict[str, Any] = {"scenario": name, "catalog_files": files, **(record.pop("inputs", None) or {})}
     inputs.update({k: v for k, v in overrides.items() if v is not None})
     return _finish(record, {}, inputs)
-
-
-# Sizes say what they mean: KB, MB, GB, TB are powers of 10 (SI); KiB, MiB,
-# GiB, TiB powers of 2 (IEC 80000-13); the bare letters k, m, g, t powers of
-# 2, as in fio and dd.
-_UNITS = {"": 1, "b": 1,
-          "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
-          "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-
-
-def parse_size(text: str, flag: str = "--size") -> int:
-    """Size flags: `64MB` = 64 × 10^6 bytes, `64MiB` = 64 × 2^20, `64m` =
-    64 × 2^20 (fio's and dd's letters). fio job files keep fio's own size
-    rules (docs/workloads.md)."""
-    import re
-
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
-    if not m or m.group(2).lower() not in _UNITS:
-        raise StorlabError(f"{flag} '{text}' is not a size — e.g. 1GiB, 512MiB, 500MB")
-    n = int(float(m.group(1)) * _UNITS[m.group(2).lower()])
-    if n < 1 << 20:
-        raise StorlabError(f"{flag} '{text}' is below 1 MiB — nearest valid value 1MiB")
-    return n
 
 
 def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:

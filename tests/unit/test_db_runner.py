@@ -7,7 +7,8 @@ import pytest
 import json
 
 from storlab import _native
-from storlab.db.runner import parse_duration, parse_vus, sqrt2_steps
+from storlab.db.runner import parse_vus, sqrt2_steps
+from storlab.units import parse_duration
 from storlab.errors import StorlabError
 
 
@@ -27,12 +28,12 @@ def test_vus_lists_and_auto():
         parse_vus("many", 10)
 
 
-@pytest.mark.parametrize("text,seconds", [("30", 30), ("90s", 90), ("5m", 300), ("1h", 3600), ("2m30s", 150), ("1.5", 1.5)])
+@pytest.mark.parametrize("text,seconds", [("30", 30), ("90s", 90), ("5m", 300), ("1h", 3600), ("2m30s", 150), ("1.5", 1.5), ("1d", 86400), ("10min", 600)])
 def test_durations(text, seconds):
     assert parse_duration(text, "--duration") == seconds
 
 
-@pytest.mark.parametrize("text", ["", "abc", "5x", "m5"])
+@pytest.mark.parametrize("text", ["", "abc", "5x", "m5", "nan", "inf", "-5", "400d"])
 def test_bad_durations(text):
     with pytest.raises(StorlabError, match="not a duration"):
         parse_duration(text, "--duration")

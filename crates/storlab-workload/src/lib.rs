@@ -11,6 +11,7 @@ pub mod job;
 pub mod presets;
 pub mod profile;
 pub mod spec;
+pub mod units;
 
 pub use job::{Job, Pattern};
 pub use spec::Workload;

@@ -190,30 +190,7 @@ fn inline_job(file: &str, i: usize, t: &toml::Table) -> Result<Job, WorkloadErro
     Ok(j)
 }
 
-/// Sizes in a scenario say what they mean, as everywhere in storlab outside
-/// fio job files: `KB`, `MB`, `GB`, `TB` are powers of 10 (SI); `KiB`,
-/// `MiB`, `GiB`, `TiB` powers of 2 (IEC 80000-13); the bare letters `k`,
-/// `m`, `g`, `t` powers of 2, as in fio and dd. Case does not matter.
-pub fn parse_size(v: &str) -> Option<u64> {
-    let s = v.trim().to_ascii_lowercase();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let mult: f64 = match unit.trim() {
-        "" | "b" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "tb" => 1e12,
-        "k" | "kib" => 1024.0,
-        "m" | "mib" => 1024f64.powi(2),
-        "g" | "gib" => 1024f64.powi(3),
-        "t" | "tib" => 1024f64.powi(4),
-        _ => return None,
-    };
-    let bytes = n * mult;
-    (bytes.fract() == 0.0 && bytes.is_finite()).then_some(bytes as u64)
-}
+pub use crate::units::parse_size;
 
 #[cfg(test)]
 mod tests {

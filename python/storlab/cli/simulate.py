@@ -15,6 +15,7 @@ from rich.console import Console
 from storlab import api
 from storlab.cli import app
 from storlab.errors import StorlabError
+from storlab.units import parse_duration
 from storlab.export import to_json
 from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
 
@@ -60,19 +61,6 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def parse_duration(text: str) -> float:
-    """`--duration`: seconds (30), or with a unit: 30s, 10m, 2h, 1d."""
-    import re
-
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d)?\s*", text)
-    if not m:
-        raise StorlabError(f"--duration '{text}' is not a time — e.g. 30s, 10m or 2h")
-    s = float(m.group(1)) * {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}[m.group(2)]
-    if s <= 0:
-        raise StorlabError(f"--duration '{text}' must be positive — e.g. 30s")
-    return s
-
-
 @app.command("simulate")
 def simulate_cmd(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
@@ -101,7 +89,7 @@ def simulate_cmd(
     for flag, v in (("--threads", threads), ("--iodepth", iodepth)):
         if v is not None and v < 1:
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
-    duration_s = None if duration is None else parse_duration(duration)
+    duration_s = None if duration is None else parse_duration(duration, "--duration")
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
     try:
         from datetime import datetime

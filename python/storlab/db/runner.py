@@ -19,22 +19,9 @@ from typing import Any, Callable
 from storlab import _native, cpuref
 from storlab.errors import DatabaseError, ScenarioError, StorlabError
 
+from storlab.units import parse_duration
 SQLITE_FILE = "storlab.sqlite"
 _SQLITE_SIDE = ("-wal", "-shm", "-journal")
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600}
-
-
-def parse_duration(text: str, flag: str) -> float:
-    """`30`, `90s`, `5m`, `1h`, `2m30s` → seconds."""
-    t = str(text).strip().lower()
-    if re.fullmatch(r"\d+(\.\d+)?", t):
-        return float(t)
-    parts = re.findall(r"(\d+(?:\.\d+)?)([smh])", t)
-    if not parts or "".join(a + b for a, b in parts) != t:
-        raise StorlabError(f"{flag} '{text}' is not a duration — e.g. 30, 90s, 5m, 1h")
-    return sum(float(n) * _UNITS[u] for n, u in parts)
-
-
 def sqrt2_steps(limit: int, start: int = 1) -> list[int]:
     """Virtual-user counts a factor of √2 apart (256, 362, 512, 724, 1024 …),
     from `start` up to `limit`, each a whole number and each larger than the last."""
@@ -242,10 +229,10 @@ def bench_db(
     server_settings = parse_settings(settings, db)
     steps_vus, auto = parse_vus(vus, max_vus)
     is_insert = wspec["kind"] == "insert"
-    dur_s = parse_duration(duration, "--duration") if duration is not None else (0.0 if is_insert else 300.0)
+    dur_s = parse_duration(duration, "--duration", positive=False) if duration is not None else (0.0 if is_insert else 300.0)
     if dur_s <= 0 and not is_insert:
         raise StorlabError(f"--duration '{duration}' — give a positive duration such as 30 or 5m")
-    ramp_s = parse_duration(rampup, "--rampup") if rampup is not None else (0.0 if is_insert else min(120.0, dur_s / 5))
+    ramp_s = parse_duration(rampup, "--rampup", positive=False) if rampup is not None else (0.0 if is_insert else min(120.0, dur_s / 5))
     metric = "nopm" if wspec["kind"] == "tpcc" else ("rows_per_min" if is_insert else "tpm_client")
     dbdir = str(dir) if dir is not None else None
     if db == "sqlite" and dbdir is None:
