@@ -12,6 +12,11 @@ import sys
 
 from rich.console import Console
 
+from storlab.export import csv_text
+from storlab.units import latency, mb_s, with_mb_s
+
+__all__ = ["console", "csv_text", "latency", "mb_s", "one_of", "with_mb_s"]
+
 #: Width of a piped table when COLUMNS is not set: wide enough for any row.
 PIPED_WIDTH = 1000
 
@@ -25,47 +30,6 @@ def console() -> Console:
     if sys.stdout.isatty():
         return Console()
     return Console(width=PIPED_WIDTH)
-
-
-def latency(us: float | None) -> str:
-    """A latency in the unit its size reads best in: µs below 1 ms, ms below
-    10 s, seconds from 10 s up (so 882,615.78 ms prints as 882.6 s)."""
-    if us is None:
-        return "—"
-    if us < 1_000:
-        return f"{us:,.1f} µs" if us < 100 else f"{us:,.0f} µs"
-    if us < 10_000_000:
-        return f"{us / 1_000:,.2f} ms"
-    return f"{us / 1e6:,.1f} s"
-
-
-def mb_s(bytes_s: float) -> str:
-    """Throughput in MB/s, MB = 10^6 bytes: the one family every table uses."""
-    return f"{bytes_s / 1e6:,.1f} MB/s"
-
-
-def with_mb_s(text: str) -> str:
-    """A binding quotes the vendor's cap in the vendor's unit ("128
-    MiB/s"); in a table of MB/s the MB/s figure follows it, so the table
-    reads in one family: "128 MiB/s = 134.2 MB/s"."""
-    import re
-
-    return re.sub(r"(\d[\d,]*(?:\.\d+)?) MiB/s",
-                  lambda m: f"{m.group(0)} = {mb_s(float(m.group(1).replace(',', '')) * 2**20)}", text)
-
-
-def csv_text(fields: list[str], rows: list[dict]) -> str:
-    """CSV with a header row; missing values are empty, floats as Python
-    prints them (full precision)."""
-    import csv
-    import io
-
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
-    w.writeheader()
-    for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in fields})
-    return buf.getvalue()
 
 
 def one_of(json_out: bool, csv_out: bool) -> None:

@@ -9,6 +9,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from storlab.units import with_mb_s
+
 MIB = 1024 * 1024
 
 ROWS = [
@@ -38,8 +40,6 @@ def fmt_seconds(s: float | None) -> str:
 
 
 def _cell(value: str, binding: str) -> Text:
-    from storlab.cli.out import with_mb_s
-
     t = Text(value, style="bold")
     t.append("\n" + with_mb_s(binding), style="dim")
     return t

@@ -11,6 +11,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from storlab.export import csv_text
+from storlab.units import latency, with_mb_s
+
 CSV_FIELDS = [
     "config", "job", "pool", "iops", "bw_bytes_s", "read_iops", "write_iops",
     "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us",
@@ -20,24 +23,6 @@ CSV_FIELDS = [
 # Default start of the simulated clock in CloudWatch output: fixed, so the
 # same scenario gives the same file.
 DEFAULT_START = "2026-01-01T00:00:00+00:00"
-
-
-def csv_text(fields: list[str], rows: list[dict[str, Any]]) -> str:
-    from storlab.cli.out import csv_text as text
-
-    return text(fields, rows)
-
-
-def with_mb_s(text: str) -> str:
-    from storlab.cli.out import with_mb_s as add
-
-    return add(text)
-
-
-def _lat(us: float) -> str:
-    from storlab.cli.out import latency
-
-    return latency(us)
 
 
 def is_import(record: dict[str, Any]) -> bool:
@@ -145,7 +130,7 @@ def db_tables(record: dict[str, Any]) -> Group:
             row.append(_spread(r["tpm"], r.get("tpm_stdev")) if metric == "tpm" else f"{r['tpm']:,.0f}")
             for ty in types:
                 x = r["txn"].get(ty)
-                row.append("—" if x is None or not x["commits"] + x["rollbacks"] else f"{_lat(x['lat_p50_us'])} / {_lat(x['lat_p99_us'])}")
+                row.append("—" if x is None or not x["commits"] + x["rollbacks"] else f"{latency(x['lat_p50_us'])} / {latency(x['lat_p99_us'])}")
             row.append(f"{100 * (r.get('cpu_utilization') or 0):.0f} %")
             for ro in roles:
                 p = (r.get("pools") or {}).get(ro)
@@ -203,7 +188,7 @@ def results_table(record: dict[str, Any]) -> Group:
                 cells.append(Text("—"))
                 continue
             cell = Text(f"{r['iops']:,.0f} IOPS  {r['bw_bytes_s'] / 1e6:,.1f} MB/s", style="bold")
-            cell.append(f"\nlatency {_lat(r['lat_mean_us'])} mean, {_lat(r['lat_p99_us'])} p99")
+            cell.append(f"\nlatency {latency(r['lat_mean_us'])} mean, {latency(r['lat_p99_us'])} p99")
             if r.get("dropped"):
                 cell.append(f"\n{r['dropped']:,} arrivals dropped (open-loop queue full)", style="yellow")
             cell.append("\n" + with_mb_s(r["binding"]), style="dim")
