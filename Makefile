@@ -8,7 +8,7 @@ STAMPS := .stamps
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-rust test-python test-quick bench clean
+.PHONY: help install demo test test-rust test-python check test-quick bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40"
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "pytest-xdist>=3" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40"
 	@mkdir -p $(STAMPS) && touch $@
 
 $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
@@ -32,6 +32,11 @@ $(STAMPS)/system: Makefile
 	  echo "installing Debian's postgresql package (server binaries for bench db)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql >/dev/null; \
+	fi
+	@if ! [ -x /usr/sbin/mariadbd ] && ! command -v mariadbd >/dev/null 2>&1; then \
+	  echo "installing Debian's mariadb-server package (server binaries for bench db --db managed-mariadb)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq mariadb-server >/dev/null; \
 	fi
 	@# storlab report --png and the report tests open pages in Debian's Chromium
 	@# (playwright drives it; playwright's own browser download is never used).
@@ -55,6 +60,11 @@ install: $(STAMPS)/install $(STAMPS)/system ## Create .venv at the repo root wit
 demo: install ## Set up and run the main job
 	$(BIN)/storlab simulate examples/azure-ds4-p30-host-cache.toml
 
+# pytest runs its tests on several workers (pytest-xdist): many of them wait
+# on a database, a mount or a browser rather than on a core.
+PYTEST_WORKERS ?= 3
+NO_SERVERS := not slow and not needs_postgres and not needs_mariadb and not needs_fuse and not needs_browser
+
 test: install test-rust test-python ## Set up and run every test (cargo and pytest)
 
 test-rust: ## cargo tests of the Rust crates
@@ -62,10 +72,14 @@ test-rust: ## cargo tests of the Rust crates
 
 test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
 	$(BIN)/python -m mypy.stubtest storlab._native
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --durations=15
 
-test-quick: install ## pytest without the slow and server-needing tests
-	$(BIN)/pytest -q -m "not slow and not needs_postgres and not needs_fuse"
+check: install ## The edit loop: cargo tests and pytest without servers, FUSE, browser or slow tests
+	cargo test --release --workspace --exclude storlab-py
+	$(BIN)/python -m mypy.stubtest storlab._native
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "$(NO_SERVERS)"
+
+test-quick: check ## The same as make check
 
 bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw files in bench/results/)
 	$(BIN)/pip install --quiet "simpy>=4"

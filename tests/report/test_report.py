@@ -17,6 +17,7 @@ from conftest import EXAMPLES, run, run_process
 from handmade import db_sweep, disk, simulated_db
 
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is installed by make install")
+pytestmark = pytest.mark.needs_browser
 
 BALANCES = ("BurstBalance", "EBSIOBalance%", "EBSByteBalance%")
 PCT_KEYS = ("lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us")
