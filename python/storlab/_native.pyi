@@ -32,6 +32,8 @@ class Catalog:
     """A catalog, validated once and kept. `files`: (display name, TOML text)."""
 
     def __new__(cls, files: list[tuple[str, str]]) -> Catalog: ...
+    def on(self, date: str) -> Catalog:
+        """The catalog as it stood on `date` (YYYY-MM-DD): vendor rules of that day, today's prices. Raises ScenarioError for a malformed date."""
     def to_json(self) -> str:
         """Every device, host, price and source, with the file each came from."""
     def entry_json(self, id: str) -> str:

@@ -90,18 +90,29 @@ def read_scenario(path: str | os.PathLike) -> tuple[str, str]:
         raise ScenarioError(f"{p}: cannot read scenario file ({e.__class__.__name__}: {e})") from e
 
 
+def dated_catalog(cat: _native.Catalog, as_of: str | None) -> _native.Catalog:
+    """`cat` with the vendor rules of `as_of` (YYYY-MM-DD, `--as-of`), which
+    wins over a scenario's own `as_of`; `cat` itself without a date."""
+    return cat if as_of is None else cat.on(as_of)
+
+
 def limits(
     scenario: str | os.PathLike,
     catalog: list[str | os.PathLike] | None = None,
     at_iops: float | None = None,
     at_mb_s: float | None = None,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """The `storlab limits` record of a scenario file (DESIGN.md contract);
     with `at_iops` or `at_mb_s` (MB = 10^6 bytes), each config's `at_load`:
-    how long each bucket lasts at that load and the rate after."""
+    how long each bucket lasts at that load and the rate after. `as_of`
+    applies the vendor rules of that day."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
+    cat = dated_catalog(cat, as_of)
     inputs: dict[str, Any] = {"scenario": name, "catalog_files": files}
+    if as_of is not None:
+        inputs["as_of"] = as_of
     if at_iops is None and at_mb_s is None:
         return _finish(json.loads(cat.limits_json(name, text)), None, inputs)
     if at_iops is not None and at_mb_s is not None:
@@ -125,14 +136,17 @@ def simulate(
     iodepth: int | None = None,
     duration_s: float | None = None,
     profile: str | None = None,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """The run record of simulating the scenario's workload on every config
     (DESIGN.md "Run records"). `progress(fraction)` is called now and then.
     `config` runs only that config; `threads`, `iodepth` and `duration_s`
     replace every job's numjobs, iodepth and simulated time; `profile`
-    replaces the workload with a CrystalDiskMark preset."""
+    replaces the workload with a CrystalDiskMark preset; `as_of` applies the
+    vendor rules of that day."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
+    cat = dated_catalog(cat, as_of)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
@@ -248,6 +262,7 @@ def emulate(
     options: dict[str, Any],
     catalog: list[str | os.PathLike] | None = None,
     status=None,
+    as_of: str | None = None,
 ) -> dict[str, Any]:
     """Mounts the emulated pools of `config` (`targets`: role or None,
     backing folder, mount folder) and serves them until Ctrl-C (or a signal
@@ -255,6 +270,7 @@ def emulate(
     CloudWatch-style series. `status(dict)` is called once a second."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
+    cat = dated_catalog(cat, as_of)
     cb = (lambda s: status(json.loads(s))) if status else None
     record = json.loads(_native.emulate_json(cat, name, text, config, targets, json.dumps(options), cb))
     return _finish(record, None, {"scenario": name, "config": config, "catalog_files": files})

@@ -427,6 +427,265 @@ pub struct DeviceSpec {
     pub listed_hosts: Option<HostList>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The first day the catalog knows this device's rules (its launch, or
+    /// the oldest dated source); a scenario dated earlier is refused.
+    #[serde(default)]
+    pub known_from: Option<Dated>,
+    /// Rules that held before today's, oldest first (`[[device.history]]`).
+    #[serde(default)]
+    pub history: Vec<DevicePeriod>,
+}
+
+/// A date with its source (`known_from = { date = "2020-12-01", src = "..." }`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dated {
+    pub date: String,
+    pub src: String,
+}
+
+/// The rules a device followed from `from` (inclusive) until `until`
+/// (exclusive): each field given replaces today's, the others stand. Bare
+/// numbers take the period's `src`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DevicePeriod {
+    pub from: String,
+    pub until: String,
+    pub src: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub size_gib: Option<SizeRule>,
+    #[serde(default)]
+    pub iops: Option<Rule>,
+    #[serde(default)]
+    pub throughput_mib_s: Option<Rule>,
+    #[serde(default)]
+    pub iops_burst: Option<BurstRule>,
+    #[serde(default)]
+    pub throughput_burst: Option<BurstRule>,
+    #[serde(default)]
+    pub requires: Option<Requires>,
+}
+
+/// The rules a host followed over a past period (`[[host.history]]`), as
+/// [`DevicePeriod`] for devices.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostPeriod {
+    pub from: String,
+    pub until: String,
+    pub src: String,
+    #[serde(default)]
+    pub note: Option<String>,
+    #[serde(default)]
+    pub ebs: Option<EbsLimits>,
+    #[serde(default)]
+    pub uncached: Option<AzureCaps>,
+    #[serde(default)]
+    pub uncached_burst: Option<AzureBurst>,
+    #[serde(default)]
+    pub cached: Option<AzureCaps>,
+}
+
+/// Which rules a dated scenario applied to one device or host: a past
+/// period, or today's (`until` absent).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RulesApplied {
+    pub id: String,
+    pub from: Option<String>,
+    pub until: Option<String>,
+    pub source: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Whether `s` is a calendar date written `YYYY-MM-DD`.
+pub fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().ok();
+    match (num(0..4), num(5..7), num(8..10)) {
+        (Some(y), Some(m), Some(d)) => {
+            let days = match m {
+                1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+                4 | 6 | 9 | 11 => 30,
+                2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+                2 => 28,
+                _ => return false,
+            };
+            (1900..=2999).contains(&y) && (1..=days).contains(&d)
+        }
+        _ => false,
+    }
+}
+
+/// A dated period: its bounds, for the lookup shared by devices and hosts.
+pub trait Period {
+    fn from(&self) -> &str;
+    fn until(&self) -> &str;
+}
+
+impl Period for DevicePeriod {
+    fn from(&self) -> &str {
+        &self.from
+    }
+    fn until(&self) -> &str {
+        &self.until
+    }
+}
+
+impl Period for HostPeriod {
+    fn from(&self) -> &str {
+        &self.from
+    }
+    fn until(&self) -> &str {
+        &self.until
+    }
+}
+
+/// The period of `history` that held on `date` (`Ok(None)`: today's rules),
+/// or `Err(first)` when `date` is before the first day the catalog knows
+/// (`known_from`, else the first period's start). Dates are `YYYY-MM-DD`,
+/// so they compare as strings; `history` is checked sorted and contiguous
+/// when the catalog loads.
+pub fn period_on<'a, P: Period>(known_from: Option<&str>, history: &'a [P], date: &str) -> std::result::Result<Option<&'a P>, String> {
+    let first = known_from.or(history.first().map(|p| p.from()));
+    if let Some(f) = first {
+        if date < f {
+            return Err(f.to_string());
+        }
+    }
+    Ok(history.iter().find(|p| p.from() <= date && date < p.until()))
+}
+
+impl DeviceSpec {
+    /// This device with the rules of `date` in place of today's, and which
+    /// rules those are; `Err(first day known)` before the catalog knows it.
+    pub fn on(&self, date: &str, cat: &Catalog) -> std::result::Result<(DeviceSpec, RulesApplied), String> {
+        let url = |k: &str| cat.sources.get(k).map(|s| s.url.clone());
+        match period_on(self.known_from.as_ref().map(|k| k.date.as_str()), &self.history, date)? {
+            Some(p) => {
+                let mut d = self.clone();
+                if let Some(t) = &p.title {
+                    d.title = t.clone();
+                }
+                // Bare numbers of the period cite the period's source.
+                let with_src = |mut v: serde_json::Value| {
+                    cite(&mut v, &p.src);
+                    v
+                };
+                macro_rules! take {
+                    ($f:ident) => {
+                        if let Some(x) = &p.$f {
+                            d.$f = serde_json::from_value(with_src(serde_json::to_value(x).expect("rule serialises"))).expect("rule round-trips");
+                        }
+                    };
+                }
+                macro_rules! take_opt {
+                    ($f:ident) => {
+                        if let Some(x) = &p.$f {
+                            d.$f = Some(serde_json::from_value(with_src(serde_json::to_value(x).expect("rule serialises"))).expect("rule round-trips"));
+                        }
+                    };
+                }
+                take!(size_gib);
+                take_opt!(iops);
+                take_opt!(throughput_mib_s);
+                take_opt!(iops_burst);
+                take_opt!(throughput_burst);
+                take_opt!(requires);
+                let applied = RulesApplied { id: self.id.clone(), from: Some(p.from.clone()), until: Some(p.until.clone()), source: url(&p.src), note: p.note.clone() };
+                Ok((d, applied))
+            }
+            None => {
+                let from = self.history.last().map(|p| p.until.clone()).or_else(|| self.known_from.as_ref().map(|k| k.date.clone()));
+                let source = match (self.history.last(), &self.known_from) {
+                    (Some(p), _) => url(&p.src),
+                    (None, Some(k)) => url(&k.src),
+                    (None, None) => None,
+                };
+                let note = (self.history.is_empty() && self.known_from.is_none()).then(|| "no dated history in the catalog: today's rules".to_string());
+                Ok((self.clone(), RulesApplied { id: self.id.clone(), from, until: None, source, note }))
+            }
+        }
+    }
+}
+
+impl HostSpec {
+    /// This host with the limits of `date` in place of today's (as
+    /// [`DeviceSpec::on`]).
+    pub fn on(&self, date: &str, cat: &Catalog) -> std::result::Result<(HostSpec, RulesApplied), String> {
+        let url = |k: &str| cat.sources.get(k).map(|s| s.url.clone());
+        match period_on(self.known_from.as_ref().map(|k| k.date.as_str()), &self.history, date)? {
+            Some(p) => {
+                let mut h = self.clone();
+                let with_src = |x: &dyn erased::Ser| {
+                    let mut v = x.json();
+                    cite(&mut v, &p.src);
+                    v
+                };
+                if let Some(e) = &p.ebs {
+                    h.ebs = Some(serde_json::from_value(with_src(e)).expect("limits round-trip"));
+                }
+                if let Some(u) = &p.uncached {
+                    h.uncached = Some(serde_json::from_value(with_src(u)).expect("limits round-trip"));
+                }
+                if let Some(u) = &p.uncached_burst {
+                    h.uncached_burst = Some(serde_json::from_value(with_src(u)).expect("limits round-trip"));
+                }
+                if let Some(c) = &p.cached {
+                    h.cached = Some(serde_json::from_value(with_src(c)).expect("limits round-trip"));
+                }
+                Ok((h, RulesApplied { id: self.id.clone(), from: Some(p.from.clone()), until: Some(p.until.clone()), source: url(&p.src), note: p.note.clone() }))
+            }
+            None => {
+                let from = self.history.last().map(|p| p.until.clone()).or_else(|| self.known_from.as_ref().map(|k| k.date.clone()));
+                let source = match (self.history.last(), &self.known_from) {
+                    (Some(p), _) => url(&p.src),
+                    (None, Some(k)) => url(&k.src),
+                    (None, None) => None,
+                };
+                let note = (self.history.is_empty() && self.known_from.is_none()).then(|| "no dated history in the catalog: today's limits".to_string());
+                Ok((self.clone(), RulesApplied { id: self.id.clone(), from, until: None, source, note }))
+            }
+        }
+    }
+}
+
+mod erased {
+    /// Serialises a value to JSON behind a trait object.
+    pub trait Ser {
+        fn json(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn json(&self) -> serde_json::Value {
+            serde_json::to_value(self).expect("catalog value serialises")
+        }
+    }
+}
+
+/// Gives every sourceless number (`{value, verified}` without `src`) in a
+/// serialised rule the source `src`.
+fn cite(v: &mut serde_json::Value, src: &str) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if m.contains_key("value") && m.contains_key("verified") {
+                m.entry("src").or_insert_with(|| serde_json::Value::String(src.to_string()));
+            } else {
+                for c in m.values_mut() {
+                    cite(c, src);
+                }
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|c| cite(c, src)),
+        _ => {}
+    }
 }
 
 /// A vendor's list of hosts that support a device: ids or prefixes ending in
@@ -589,6 +848,12 @@ pub struct HostSpec {
     pub rds_striping: Vec<RdsStriping>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// As for devices: the first day the catalog knows this host's limits,
+    /// and the limits that held before today's.
+    #[serde(default)]
+    pub known_from: Option<Dated>,
+    #[serde(default)]
+    pub history: Vec<HostPeriod>,
 }
 
 /// One priced component: `usd` per `unit` of `item` in `region`, for the
@@ -665,6 +930,12 @@ pub struct Catalog {
     pub latency: Vec<(String, LatencyProfile)>,
     /// Which file each id came from, for messages.
     pub origin: IndexMap<String, String>,
+    /// Set by [`Catalog::on`]: the day whose rules the devices and hosts
+    /// carry, which rules each follows, and the ids the catalog does not
+    /// know yet on that day with the first day it does.
+    pub as_of: Option<String>,
+    pub applied: IndexMap<String, RulesApplied>,
+    pub unknown_before: IndexMap<String, String>,
 }
 
 impl Catalog {
@@ -747,6 +1018,7 @@ impl Catalog {
                     return Err(self.unknown_source(&file, id, &l.src));
                 }
             }
+            self.check_history(&file, id, d.known_from.as_ref(), &d.history)?;
         }
         for (id, h) in &self.hosts {
             let file = self.origin.get(id).cloned().unwrap_or_default();
@@ -770,6 +1042,7 @@ impl Catalog {
                     ));
                 }
             }
+            self.check_history(&file, id, h.known_from.as_ref(), &h.history)?;
             if let Some(store) = &h.instance_store {
                 if !self.devices.contains_key(&store.device) {
                     return Err(ModelError::UnknownId {
@@ -807,6 +1080,48 @@ impl Catalog {
                 }
                 Some(k) if !self.sources.contains_key(k) => return Err(self.unknown_source(&file, &entry, k)),
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A history's dates are `YYYY-MM-DD`, its periods oldest first, each
+    /// ending where the next begins, none before `known_from`; each cites a
+    /// source.
+    fn check_history<P: Period + Serialize>(&self, file: &str, id: &str, known: Option<&Dated>, history: &[P]) -> Result<()> {
+        let bad = |field: String, msg: String| Err(ModelError::invalid_catalog(Location::new(file, id, &field), msg));
+        if let Some(k) = known {
+            if !is_date(&k.date) {
+                return bad("known_from.date".into(), format!("'{}' is not a date — write it YYYY-MM-DD, e.g. 2020-12-01", k.date));
+            }
+            if !self.sources.contains_key(&k.src) {
+                return Err(self.unknown_source(file, id, &k.src));
+            }
+        }
+        for (i, p) in history.iter().enumerate() {
+            for (what, d) in [("from", p.from()), ("until", p.until())] {
+                if !is_date(d) {
+                    return bad(format!("history[{i}].{what}"), format!("'{d}' is not a date — write it YYYY-MM-DD, e.g. 2018-11-26"));
+                }
+            }
+            if p.from() >= p.until() {
+                return bad(format!("history[{i}].until"), format!("period ends ({}) on or before it begins ({}) — give an until after from", p.until(), p.from()));
+            }
+            if let Some(prev) = i.checked_sub(1).map(|j| &history[j]) {
+                if prev.until() != p.from() {
+                    return bad(format!("history[{i}].from"), format!("periods must follow each other: the one before ends {}, this one begins {} — nearest valid value {}", prev.until(), p.from(), prev.until()));
+                }
+            }
+            if let Some(k) = known {
+                if p.from() < k.date.as_str() {
+                    return bad(format!("history[{i}].from"), format!("{} is before known_from {} — nearest valid value {}", p.from(), k.date, k.date));
+                }
+            }
+            let src = serde_json::to_value(p).expect("period serialises");
+            if let Some(k) = src.get("src").and_then(|s| s.as_str()) {
+                if !self.sources.contains_key(k) {
+                    return Err(self.unknown_source(file, id, k));
+                }
             }
         }
         Ok(())
@@ -869,7 +1184,55 @@ impl Catalog {
         walk(self, file, id, "", default, v)
     }
 
+    /// The catalog as it stood on `date` (`YYYY-MM-DD`): every device and
+    /// host with the rules of that day. Prices stay today's. `at` locates
+    /// the date for the message when it is malformed.
+    pub fn on(&self, date: &str, at: Location) -> Result<Catalog> {
+        if !is_date(date) {
+            return Err(ModelError::invalid(at, format!("as_of '{date}' is not a date — write it YYYY-MM-DD, e.g. 2018-08-29")));
+        }
+        let mut cat = self.clone();
+        cat.as_of = Some(date.to_string());
+        cat.applied.clear();
+        cat.unknown_before.clear();
+        for (id, d) in &self.devices {
+            match d.on(date, self) {
+                Ok((spec, applied)) => {
+                    cat.devices.insert(id.clone(), spec);
+                    cat.applied.insert(id.clone(), applied);
+                }
+                Err(first) => {
+                    cat.unknown_before.insert(id.clone(), first);
+                }
+            }
+        }
+        for (id, h) in &self.hosts {
+            match h.on(date, self) {
+                Ok((spec, applied)) => {
+                    cat.hosts.insert(id.clone(), spec);
+                    cat.applied.insert(id.clone(), applied);
+                }
+                Err(first) => {
+                    cat.unknown_before.insert(id.clone(), first);
+                }
+            }
+        }
+        Ok(cat)
+    }
+
+    fn not_yet(&self, what: &str, id: &str, at: &Location) -> Option<ModelError> {
+        let first = self.unknown_before.get(id)?;
+        let date = self.as_of.as_deref().unwrap_or("");
+        Some(ModelError::invalid(
+            at.clone(),
+            format!("the catalog knows {what} {id} from {first}, and as_of is {date} — set as_of to {first} or later, or pick a {what} of that day"),
+        ))
+    }
+
     pub fn device(&self, id: &str, at: Location) -> Result<&DeviceSpec> {
+        if let Some(e) = self.not_yet("device", id, &at) {
+            return Err(e);
+        }
         self.devices.get(id).ok_or_else(|| ModelError::UnknownId {
             at,
             what: "device",
@@ -880,6 +1243,9 @@ impl Catalog {
     }
 
     pub fn host(&self, id: &str, at: Location) -> Result<&HostSpec> {
+        if let Some(e) = self.not_yet("host", id, &at) {
+            return Err(e);
+        }
         self.hosts.get(id).ok_or_else(|| ModelError::UnknownId {
             at,
             what: "host",

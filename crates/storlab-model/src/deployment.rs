@@ -88,6 +88,10 @@ pub struct Deployment {
     pub warnings: Vec<String>,
     /// What was assumed where the scenario is silent.
     pub assumptions: Vec<String>,
+    /// The day whose vendor rules apply (`as_of`), and which rules each
+    /// device and host of the config followed that day; empty without one.
+    pub as_of: Option<String>,
+    pub rules_applied: Vec<crate::catalog::RulesApplied>,
 }
 
 /// Host licences `license` takes: they select the instance price.
@@ -212,6 +216,15 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
             catalog: false,
         });
     }
+    // A dated catalog (`--as-of`) wins over the scenario's `as_of`.
+    let dated;
+    let cat = match (&cat.as_of, &sc.as_of) {
+        (None, Some(date)) => {
+            dated = cat.on(date, Location::new(file, "as_of", ""))?;
+            &dated
+        }
+        _ => cat,
+    };
     sc.configs.iter().map(|(name, c)| resolve(cat, file, name, c, sc.region.as_deref())).collect()
 }
 
@@ -286,6 +299,17 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
     if roles.contains(&Role::All) && roles.len() > 1 {
         return Err(ModelError::invalid(Location::new(file, &entry, "pools"), "a pool with role 'all' holds everything — give the other pools data, log or tempdb, or drop them"));
     }
+    let mut rules_applied = Vec::new();
+    if let Some(date) = &cat.as_of {
+        for id in std::iter::once(&hspec.id).chain(pools.iter().map(|p| &p.device.id)) {
+            if let Some(r) = cat.applied.get(id.as_str()) {
+                if !rules_applied.contains(r) {
+                    rules_applied.push(r.clone());
+                }
+            }
+        }
+        assumptions.push(format!("as_of {date}: device and host limits as they stood that day; prices are today's catalog prices, not those of {date}"));
+    }
     Ok(Deployment {
         name: name.to_string(),
         title: cfg.title.clone(),
@@ -296,6 +320,8 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
         pools,
         warnings,
         assumptions,
+        as_of: cat.as_of.clone(),
+        rules_applied,
     })
 }
 

@@ -56,6 +56,12 @@ pub struct ConfigLimits {
     /// lasts at that load; absent without a load.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub at_load: Vec<BucketAtLoad>,
+    /// `as_of`: the day whose vendor rules apply, and which rules each
+    /// device and host followed (absent without a date).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules_applied: Vec<crate::catalog::RulesApplied>,
 }
 
 /// A steady load offered to every pool of a config (`--at-iops`, `--at-mb-s`).
@@ -282,6 +288,8 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         warnings: dep.warnings.clone(),
         unverified,
         at_load: Vec::new(),
+        as_of: dep.as_of.clone(),
+        rules_applied: dep.rules_applied.clone(),
     }
 }
 

@@ -14,6 +14,10 @@ pub struct ScenarioFile {
     pub title: Option<String>,
     #[serde(default)]
     pub region: Option<String>,
+    /// Vendor rules as they stood that day (`YYYY-MM-DD`); prices stay
+    /// today's. `--as-of` overrides it.
+    #[serde(default)]
+    pub as_of: Option<String>,
     /// Kept as TOML here; the workload engines own its meaning.
     #[serde(default)]
     pub workload: Option<toml::Table>,

@@ -163,6 +163,14 @@ impl Catalog {
         Ok(Catalog { inner: Arc::new(cat.map_err(|e| e.to_py(py))?) })
     }
 
+    /// The catalog as it stood on `date` (`YYYY-MM-DD`, `--as-of`): every
+    /// device and host with the rules of that day; prices stay today's.
+    fn on(&self, py: Python<'_>, date: &str) -> PyResult<Self> {
+        let at = storlab_model::error::Location::new("--as-of", "", "");
+        let cat = self.inner.on(date, at).map_err(|e| e.to_py(py))?;
+        Ok(Catalog { inner: Arc::new(cat) })
+    }
+
     /// Every device, host, price and source, with the file each came from.
     fn to_json(&self) -> String {
         let cat = &self.inner;

@@ -288,6 +288,11 @@ pub fn simulate_database(
     ] {
         inputs.insert(k.to_string(), v);
     }
+    if let Some((date, rules)) = crate::rules_applied(&deps) {
+        inputs.insert("as_of".into(), serde_json::json!(date));
+        inputs.insert("rules_applied".into(), rules);
+        inputs.insert("prices".into(), serde_json::json!("today's catalog prices, not those of the as_of date"));
+    }
     rec.inputs = Some(inputs);
     rec.extra = Some(RecordExtra::Sim(SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
     Ok(rec)

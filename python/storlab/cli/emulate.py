@@ -88,6 +88,7 @@ def emulate_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the summary with its series as JSON when stopped."),
     unmount: Optional[Path] = typer.Option(None, "--unmount", help="Clear an emulated volume mounted at DIR (also a stale one after a crash) and exit."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
 ) -> None:
     """Emulate a modelled cloud volume on a folder, in real time, for a real database, fio or your application."""
     if unmount is not None:
@@ -165,7 +166,7 @@ def emulate_cmd(
         elif tty:
             print("\r" + _status_line(s)[:200].ljust(120), end="", file=sys.stderr, flush=True)
 
-    summary = api.emulate(scenario, config, targets, options, catalog=catalog, status=status)
+    summary = api.emulate(scenario, config, targets, options, catalog=catalog, status=status, as_of=as_of)
     if tty:
         print(file=sys.stderr)
     how = "calibrated" if summary.get("floor_calibrated") else "given"

@@ -22,13 +22,14 @@ def limits_cmd(
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     at_iops: Optional[float] = typer.Option(None, "--at-iops", help="How long each bucket lasts at N IOPS (4 KiB random reads) per pool, and the rate after."),
     at_mb_s: Optional[float] = typer.Option(None, "--at-mb-s", help="The same at N MB/s (10^6 bytes, 1 MiB sequential reads) per pool."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
 ) -> None:
     """Ceilings per I/O pattern, with buckets full and empty, the component that binds, and the monthly cost."""
     from storlab.cli.out import console, csv_text, one_of
     from storlab.export.limits import CSV_FIELDS, limits_rows
 
     one_of(json_out, csv_out)
-    record = api.limits(scenario, catalog, at_iops=at_iops, at_mb_s=at_mb_s)
+    record = api.limits(scenario, catalog, at_iops=at_iops, at_mb_s=at_mb_s, as_of=as_of)
     if json_out:
         typer.echo(to_json(record), nl=False)
     elif csv_out:

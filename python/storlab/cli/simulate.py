@@ -76,6 +76,7 @@ def simulate_cmd(
     iodepth: Optional[int] = typer.Option(None, "--iodepth", help="Every job's iodepth, replacing the scenario's."),
     duration: Optional[str] = typer.Option(None, "--duration", help="Simulated time per job (30, 30s, 10m, 2h), replacing the scenario's duration_s."),
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset (cdm-default, cdm-peak, cdm-real-world, cdm-nvme) in place of the scenario's workload."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
     from storlab.cli.out import console, one_of
@@ -90,7 +91,7 @@ def simulate_cmd(
         if v is not None and v < 1:
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
     duration_s = None if duration is None else parse_duration(duration, "--duration")
-    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
+    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile, "as_of": as_of}
     try:
         from datetime import datetime
 

@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from storlab.export.simulate import rule_text
 from storlab.units import with_mb_s
 
 MIB = 1024 * 1024
@@ -134,6 +135,9 @@ def limits_table(record: dict[str, Any]) -> Group:
         notes.append(f"assumes: {a}\n", style="dim")
     for w in sorted({w for c in configs for w in c.get("warnings", [])}):
         notes.append(f"warning: {w}\n", style="yellow")
+    rules = {rule_text(r) for c in configs for r in c.get("rules_applied", [])}
+    for line in sorted(rules):
+        notes.append(f"rules: {line}\n", style="dim")
     if any(i.get("source_status") == "secondary" for c in configs for i in c["cost_breakdown"]):
         notes.append("† price from a secondary source: the vendor's price list as reproduced by a third party\n", style="dim")
     if unverified or any(i["usd"] is None for c in configs for i in c["cost_breakdown"]):

@@ -219,12 +219,43 @@ def _footer(notes: Text, record: dict[str, Any], *, warnings: bool) -> None:
     if warnings:
         for line in record.get("warnings") or []:
             notes.append(line + "\n", style="yellow")
+    for line in rules_lines(record.get("inputs") or {}):
+        notes.append(line + "\n", style="dim")
     for line in alarm_lines(record):
         notes.append(line + "\n", style="bold red" if ": ALARM at" in line else "dim")
     if record.get("unverified"):
         notes.append("* not confirmed by a vendor source: " + "; ".join(record["unverified"]) + "\n", style="dim yellow")
     if record.get("interrupted"):
         notes.append("interrupted: the results above are what was simulated before the stop\n", style="yellow")
+
+
+def rule_text(r: dict[str, Any]) -> str:
+    """One device's or host's rules of the day: "aws/ebs/gp2: rules of
+    2018-02-02 to 2018-11-26 (source)"."""
+    if r.get("until"):
+        span = f"rules of {r.get('from')} to {r['until']}"
+    elif r.get("from"):
+        span = f"today's rules, since {r['from']}"
+    else:
+        span = "today's rules (no dated history in the catalog)"
+    src = f" ({r['source']})" if r.get("source") else ""
+    return f"{r['id']}: {span}{src}"
+
+
+def rules_lines(inputs: dict[str, Any]) -> list[str]:
+    """`as_of`: which vendor rules each config followed, and that prices are
+    today's; nothing without a date."""
+    date = inputs.get("as_of")
+    if not date:
+        return []
+    out = [f"as of {date}: device and host limits as they stood that day; prices are today's"]
+    seen: list[str] = []
+    for rules in (inputs.get("rules_applied") or {}).values():
+        for r in rules:
+            line = "  " + rule_text(r)
+            if line not in seen:
+                seen.append(line)
+    return out + seen
 
 
 def alarm_lines(record: dict[str, Any]) -> list[str]:

@@ -1,0 +1,125 @@
+//! Vendor rules as of a date (`as_of`): the period lookup, the dated
+//! catalog, and the shipped EBS history. Expected values cite the user-guide
+//! versions the catalog cites.
+
+mod common;
+use common::catalog;
+use storlab_model::catalog::{period_on, DevicePeriod};
+use storlab_model::Catalog;
+
+fn period(from: &str, until: &str) -> DevicePeriod {
+    toml::from_str(&format!("from = \"{from}\"\nuntil = \"{until}\"\nsrc = \"s\"\n")).unwrap()
+}
+
+#[test]
+fn period_lookup_takes_from_inclusive_and_until_exclusive() {
+    let h = [period("2018-01-01", "2018-06-01"), period("2018-06-01", "2019-01-01")];
+    assert_eq!(period_on(None, &h, "2017-12-31").unwrap_err(), "2018-01-01");
+    assert_eq!(period_on(None, &h, "2018-01-01").unwrap().unwrap().until, "2018-06-01");
+    assert_eq!(period_on(None, &h, "2018-05-31").unwrap().unwrap().until, "2018-06-01");
+    assert_eq!(period_on(None, &h, "2018-06-01").unwrap().unwrap().until, "2019-01-01");
+    assert!(period_on(None, &h, "2019-01-01").unwrap().is_none(), "today's rules from the last until");
+    // known_from earlier than the first period: today's rules are not
+    // assumed there; the lookup finds no period (the catalog check refuses
+    // such a gap only when known_from is after the first period).
+    assert_eq!(period_on(Some("2020-12-01"), &[] as &[DevicePeriod], "2020-11-30").unwrap_err(), "2020-12-01");
+    assert!(period_on(Some("2020-12-01"), &[] as &[DevicePeriod], "2020-12-01").unwrap().is_none());
+}
+
+fn gp2_3400(date: Option<&str>) -> String {
+    let as_of = date.map(|d| format!("as_of = \"{d}\"\n")).unwrap_or_default();
+    format!("{as_of}[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 3400\n")
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+// EC2 user guide of 2018-02-02 and 2018-11-29: gp2 "a maximum of 10,000
+// IOPS (at 3,334 GiB and above)", "throughput can never exceed 160 MiB/s";
+// 3 × 3,400 = 10,200 is capped at 10,000. Today (and from the upgrade of
+// 2018-11-26): 10,200 IOPS and 250 MiB/s.
+#[test]
+fn gp2_in_august_2018_is_capped_at_10000_iops_and_160_mib_s() {
+    let cat = catalog();
+    let old = storlab_model::limits(&cat, "s.toml", &gp2_3400(Some("2018-08-29"))).unwrap();
+    let p = &old.configs[0].pools[0];
+    assert_eq!(p.baseline_iops, 10_000.0);
+    assert_eq!(p.baseline_bytes_s, 160.0 * MIB);
+    assert_eq!(old.configs[0].as_of.as_deref(), Some("2018-08-29"));
+    let gp2 = old.configs[0].rules_applied.iter().find(|r| r.id == "aws/ebs/gp2").expect("gp2's rules named");
+    assert_eq!((gp2.from.as_deref(), gp2.until.as_deref()), (Some("2018-02-02"), Some("2018-11-26")));
+    assert!(gp2.source.as_deref().unwrap().contains("0a53b357412fb03d4f2525983972cacad6200f2d"));
+    assert!(old.configs[0].assumptions.iter().any(|a| a.contains("prices are today's")));
+
+    let now = storlab_model::limits(&cat, "s.toml", &gp2_3400(None)).unwrap();
+    let p = &now.configs[0].pools[0];
+    assert_eq!(p.baseline_iops, 10_200.0);
+    assert_eq!(p.baseline_bytes_s, 250.0 * MIB);
+    assert!(now.configs[0].as_of.is_none() && now.configs[0].rules_applied.is_empty());
+
+    // The day of the upgrade applies the new rules.
+    let after = storlab_model::limits(&cat, "s.toml", &gp2_3400(Some("2018-11-26"))).unwrap();
+    assert_eq!(after.configs[0].pools[0].baseline_iops, 10_200.0);
+}
+
+// A dated catalog (--as-of) wins over the scenario's own as_of.
+#[test]
+fn dated_catalog_wins_over_the_scenario() {
+    let cat = catalog();
+    let dated = cat.on("2018-08-29", Default::default()).unwrap();
+    let r = storlab_model::limits(&dated, "s.toml", &gp2_3400(Some("2024-01-01"))).unwrap();
+    assert_eq!(r.configs[0].pools[0].baseline_iops, 10_000.0);
+    assert_eq!(r.configs[0].as_of.as_deref(), Some("2018-08-29"));
+}
+
+// gp3 arrived 2020-12-01 (user guide document history): a scenario dated
+// before is refused with that date.
+#[test]
+fn a_device_before_the_catalog_knows_it_is_refused_with_the_first_date() {
+    let sc = "as_of = \"2018-08-29\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n";
+    let e = storlab_model::limits(&catalog(), "s.toml", sc).unwrap_err().to_string();
+    assert!(e.contains("2020-12-01") && e.contains("aws/ebs/gp3") && e.contains("s.toml"), "{e}");
+    let bad = "as_of = \"2018-8-29\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\n";
+    let e = storlab_model::limits(&catalog(), "s.toml", bad).unwrap_err().to_string();
+    assert!(e.contains("YYYY-MM-DD") && e.contains("as_of"), "{e}");
+}
+
+// gp3 before the raise of September 2025: at most 16,000 IOPS (user guide
+// of 2020-12-03); today 80,000.
+#[test]
+fn gp3_in_2022_takes_at_most_16000_iops() {
+    let sc = |d: &str| format!("as_of = \"{d}\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 1000\niops = 20000\nthroughput_mib_s = 1000\n");
+    assert!(storlab_model::limits(&catalog(), "s.toml", &sc("2022-06-01")).is_err());
+    let r = storlab_model::limits(&catalog(), "s.toml", &sc("2025-10-01")).unwrap();
+    assert_eq!(r.configs[0].pools[0].baseline_iops, 20_000.0);
+}
+
+// io1 between 2017-12-06 and the Nitro doubling: 32,000 IOPS and 500 MiB/s
+// (user guide of 2018-02-02).
+#[test]
+fn io1_in_2018_takes_at_most_32000_iops() {
+    let sc = |iops: u32| format!("as_of = \"2018-06-01\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/io1\"\nsize_gib = 2000\niops = {iops}\n");
+    assert!(storlab_model::limits(&catalog(), "s.toml", &sc(40000)).is_err());
+    let r = storlab_model::limits(&catalog(), "s.toml", &sc(32000)).unwrap();
+    assert_eq!(r.configs[0].pools[0].baseline_bytes_s, 500.0 * MIB);
+}
+
+fn with_history(history: &str) -> Result<Catalog, storlab_model::ModelError> {
+    let text = format!(
+        "[source.s]\nurl = \"u\"\ndate = \"2020-01-01\"\n[[device]]\nid = \"x/y/z\"\ntitle = \"t\"\nsrc = \"s\"\nkind = \"local\"\nmedia = \"ssd\"\naccounting = {{ unit_kib = 4 }}\nsize_gib = {{ fixed = 10 }}\niops = {{ rule = \"fixed\", value = 100 }}\n{history}"
+    );
+    Catalog::from_sources([("c.toml", text.as_str())])
+}
+
+#[test]
+fn catalog_refuses_malformed_histories() {
+    with_history("[[device.history]]\nfrom = \"2018-01-01\"\nuntil = \"2019-01-01\"\nsrc = \"s\"\niops = { rule = \"fixed\", value = 50 }\n").expect("a sound history loads");
+    let gap = "[[device.history]]\nfrom = \"2018-01-01\"\nuntil = \"2019-01-01\"\nsrc = \"s\"\n[[device.history]]\nfrom = \"2019-02-01\"\nuntil = \"2020-01-01\"\nsrc = \"s\"\n";
+    let e = with_history(gap).unwrap_err().to_string();
+    assert!(e.contains("history[1].from") && e.contains("2019-01-01"), "{e}");
+    let e = with_history("[[device.history]]\nfrom = \"2018-13-01\"\nuntil = \"2019-01-01\"\nsrc = \"s\"\n").unwrap_err().to_string();
+    assert!(e.contains("history[0].from") && e.contains("YYYY-MM-DD"), "{e}");
+    let e = with_history("[[device.history]]\nfrom = \"2019-01-01\"\nuntil = \"2018-01-01\"\nsrc = \"s\"\n").unwrap_err().to_string();
+    assert!(e.contains("history[0].until"), "{e}");
+    let e = with_history("[[device.history]]\nfrom = \"2018-01-01\"\nuntil = \"2019-01-01\"\nsrc = \"nope\"\n").unwrap_err().to_string();
+    assert!(e.contains("nope"), "{e}");
+}
