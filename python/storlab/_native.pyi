@@ -18,6 +18,7 @@ __all__ = [
     "parse_duration_s",
     "record_schema_json",
     "record_check_json",
+    "import_record_json",
     "alarms_json",
     "limits_at_json",
     "emulate_json",
@@ -142,6 +143,9 @@ def parse_size_bytes(text: str) -> int | None:
 def parse_duration_s(text: str) -> float | None:
     """A duration as storlab reads it (30, 90s, 2m30s, 1d), in seconds; None if it is not one."""
 
+
+def import_record_json(name: str, data: bytes) -> str:
+    """Another tool's result file (CrystalDiskMark, fio, HammerDB, sysbench, pgbench, CloudWatch) as a run record; raises ScenarioError naming the line and field."""
 
 def alarms_json(scenario_name: str, scenario_text: str, record_json: str) -> str:
     """The state changes of the scenario's `[[alarms]]` on the record's series (a JSON list)."""

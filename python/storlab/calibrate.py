@@ -25,6 +25,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from storlab import _native
 from storlab.errors import ScenarioError
 
 Z99 = 2.3263478740408408  # the standard normal's 99th percentile
@@ -71,63 +72,27 @@ def _from_record(rec: dict[str, Any]) -> list[Job]:
     return out
 
 
-def _from_fio(doc: dict[str, Any]) -> list[Job]:
-    glob = doc.get("global options", {})
-    out = []
-    for j in doc["jobs"]:
-        opts = {**glob, **j.get("job options", {})}
-        qd = int(opts.get("iodepth", 1)) * int(opts.get("numjobs", 1))
-        for d in ("read", "write"):
-            s = j.get(d) or {}
-            if not s.get("total_ios") and not s.get("iops"):
-                continue
-            lat = s.get("clat_ns") or s.get("lat_ns") or {}
-            pct = lat.get("percentile", {})
-            get = lambda p: pct[p] / 1000 if p in pct else None  # noqa: E731
-            name = j["jobname"] if j["jobname"].endswith(("-read", "-write")) else f"{j['jobname']}-{d}"
-            out.append(_job(name, d == "read", qd, s["iops"], s["bw_bytes"], lat.get("mean", 0) / 1000,
-                            get("50.000000"), get("99.000000")))
-    return out
-
-
-_CDM = re.compile(r"^\s*(SEQ|RND)(\w+?)\s+Q\s*(\d+)\s*T\s*(\d+)\s*:\s*([\d.]+)\s*MB/s\s*\[\s*([\d.]+)\s*IOPS\]\s*<\s*([\d.]+)\s*us>")
-
-
-def _from_cdm(text: str) -> list[Job]:
-    out, section = [], None
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("[") and s.endswith("]") and s[1:-1] in ("Read", "Write"):
-            section = s[1:-1].lower()
-            continue
-        m = _CDM.match(line.replace("Q=", "Q").replace("T=", "T"))
-        if m and section:
-            kind, size, q, t, mb, iops, us = m.groups()
-            qd = int(q) * int(t)
-            out.append(_job(f"{kind}{size}-Q{q}T{t}-{section}", section == "read", qd, float(iops), float(mb) * 1e6,
-                            float(us), None, None))
-    return out
-
-
 def read_result(path: str | os.PathLike) -> tuple[str, list[Job]]:
-    """The measured jobs of RESULT and its kind (`record`, `fio`, `cdm`)."""
+    """The measured jobs of RESULT and its kind: `record` for a storlab run
+    record, else the tool whose file it is (`cdm`, `fio`, ...), read by the
+    Rust importer (storlab import). Mixed and sync-only results are left out:
+    the fit wants one direction at a time."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig", errors="replace")
+        data = p.read_bytes()
     except OSError as e:
         raise ScenarioError(f"{p}: cannot read the result ({e.__class__.__name__}: {e})") from None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
         doc = None
     if isinstance(doc, dict) and isinstance(doc.get("results"), list):
         return "record", _from_record(doc)
-    if isinstance(doc, dict) and isinstance(doc.get("jobs"), list):
-        return "fio", _from_fio(doc)
-    jobs = _from_cdm(text)
-    if jobs:
-        return "cdm", jobs
-    raise ScenarioError(f"{p}: not a storlab run record, fio JSON (--output-format=json) or CrystalDiskMark text export")
+    rec = json.loads(_native.import_record_json(str(p), data))
+    source = (rec.get("host_info") or {}).get("source", "import")
+    kind = {"CrystalDiskMark": "cdm"}.get(source, source)
+    rec["results"] = [r for r in rec["results"] if "iops" in r and (r["read_iops"] > 0) != (r["write_iops"] > 0)]
+    return kind, _from_record(rec)
 
 
 def _qd1(jobs: list[Job], read: bool) -> Job | None:

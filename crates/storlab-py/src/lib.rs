@@ -545,6 +545,20 @@ fn record_check_json(py: Python<'_>, name: &str, text: &str) -> PyResult<String>
     Ok(json(&rec))
 }
 
+impl PyErrOf for storlab_record::import::ImportError {
+    fn class(&self) -> &'static str {
+        "ScenarioError"
+    }
+}
+
+/// Reads another tool's result file (CrystalDiskMark, fio, HammerDB,
+/// sysbench, pgbench, CloudWatch) into a run record; `name` is the file's
+/// name for messages and the config.
+#[pyfunction]
+fn import_record_json(py: Python<'_>, name: &str, data: &[u8]) -> PyResult<String> {
+    storlab_record::import::import(name, data).map(|r| json(&r)).map_err(|e| e.to_py(py))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Catalog>()?;
@@ -557,6 +571,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(import_record_json, m)?)?;
     m.add_function(wrap_pyfunction!(alarms_json, m)?)?;
     m.add_function(wrap_pyfunction!(limits_at_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub mod alarms;
 pub mod db;
 pub mod disk;
+pub mod import;
 
 pub use db::{DbJob, DbRun, DbSweep, IoProfile, PoolUse, TxnStats};
 pub use disk::{DirSummary, DiskJob, DiskJobRuns, DiskRun, RunSummary};

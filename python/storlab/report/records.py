@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from storlab import _native
 from storlab.errors import StorlabError
 
 SCHEMA_VERSION = 1
@@ -40,19 +41,34 @@ class Record:
 
 
 def load(path: str | Path) -> Record:
+    """A storlab record, or another tool's result file (CrystalDiskMark,
+    fio, HammerDB, sysbench, pgbench, CloudWatch) read by `storlab import`'s
+    readers."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
     except FileNotFoundError:
         raise StorlabError(f"{p}: no such record file") from None
     except IsADirectoryError:
         raise StorlabError(f"{p}: is a folder — give a record file written with --json") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise StorlabError(f"{p}: cannot read the record ({e.__class__.__name__}: {e})") from None
+    bad: Exception | None = None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise StorlabError(f"{p}: line {e.lineno} column {e.colno}: not JSON ({e.msg}) — give a record written with --json") from None
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        data, bad = None, e
+    if not (isinstance(data, dict) and "schema_version" in data):
+        try:
+            data = json.loads(_native.import_record_json(str(p), raw))
+        except StorlabError as e:
+            if "not a format storlab imports" not in str(e) and "not valid JSON" not in str(e):
+                raise
+            if data is None and isinstance(bad, json.JSONDecodeError):
+                raise StorlabError(f"{p}: line {bad.lineno} column {bad.colno}: not JSON ({bad.msg}) — give a record written with --json "
+                                   "or a file storlab import reads") from None
+            if data is None:
+                raise StorlabError(f"{p}: cannot read the record ({bad.__class__.__name__}: {bad})") from None
     return from_data(data, str(p))
 
 

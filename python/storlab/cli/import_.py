@@ -1,0 +1,153 @@
+"""`storlab import FILE… [-o RECORD.json] [--json]`: other tools' result
+files (CrystalDiskMark, fio, HammerDB, sysbench, pgbench, CloudWatch) as
+one storlab run record, printed as a table. The readers are Rust's
+(storlab-record's `import` module); this layer merges several files and
+prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from storlab import _native
+from storlab.cli import app
+from storlab.errors import StorlabError
+from storlab.export import to_json
+
+
+def read_import(path: str | Path) -> dict[str, Any]:
+    """One file read by its tool's reader into a run record."""
+    import json
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise StorlabError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise StorlabError(f"{p}: is a folder — give a result file") from None
+    except OSError as e:
+        raise StorlabError(f"{p}: cannot read it ({e.__class__.__name__}: {e})") from None
+    rec: dict[str, Any] = json.loads(_native.import_record_json(str(p), data))
+    return rec
+
+
+def merge(records: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Several imported files as one record. Where two files would put
+    results under the same config, each file's results take its name
+    (without folder or extension) as their config."""
+    if len(records) == 1:
+        return records[0][1]
+    configs = [{r["config"] for r in rec["results"]} | {s["config"] for s in rec["series"]} for _, rec in records]
+    clash = any(configs[i] & configs[j] for i in range(len(configs)) for j in range(i + 1, len(configs)))
+    out: dict[str, Any] = dict(records[0][1])
+    out["results"], out["series"], out["warnings"] = [], [], []
+    names = list(dict.fromkeys(rec["tool"]["name"] for _, rec in records))
+    out["tool"] = {"name": " + ".join(names), "version": "", "git_sha": ""}
+    out["workload"] = " + ".join(dict.fromkeys(rec["workload"] for _, rec in records))
+    out["host_info"] = {"sources": [rec.get("host_info") or {} for _, rec in records]}
+    out["interrupted"] = any(rec.get("interrupted") for _, rec in records)
+    for path, rec in records:
+        stem = Path(path).stem
+        for r in rec["results"]:
+            out["results"].append({**r, "config": stem} if clash else r)
+        for s in rec["series"]:
+            out["series"].append({**s, "config": stem} if clash else s)
+        out["warnings"].extend(rec.get("warnings") or [])
+    return out
+
+
+def _num(v: float | None, fmt: str = ",.0f") -> str:
+    return "—" if v is None else format(v, fmt)
+
+
+def import_table(rec: dict[str, Any]) -> Table:
+    """One row per imported result: I/O jobs with IOPS, MB/s and latency;
+    database results with NOPM/TPM and their transaction latency."""
+    from storlab.cli.out import latency, mb_s
+
+    t = Table(title=f"{rec['tool']['name']}: {rec['workload']}  (MB/s: 10^6 bytes a second)")
+    for c in ("config", "job", "IOPS", "MB/s", "latency mean", "p99", "in flight", "binding"):
+        t.add_column(c, justify="left" if c in ("config", "job", "binding") else "right", no_wrap=c == "job", overflow="fold")
+    for r in rec["results"]:
+        if "iops" in r:
+            p99 = latency(r["lat_p99_us"]) if r.get("lat_p99_us") else "—"
+            mean = latency(r["lat_mean_us"]) if r.get("lat_mean_us") else "—"
+            t.add_row(r["config"], r["job"], _num(r["iops"], ",.1f"), mb_s(r["bw_bytes_s"]), mean, p99,
+                      str(r.get("outstanding") or "—"), r["binding"])
+        else:
+            figs = []
+            if r.get("nopm") is not None:
+                figs.append(f"NOPM {r['nopm']:,.0f}")
+            if r.get("tpm") is not None:
+                figs.append(f"TPM {r['tpm']:,.0f}")
+            txn = r.get("txn") or {}
+            lat = [f"{k} {latency(v.get('lat_mean_us'))}" for k, v in txn.items() if v.get("lat_mean_us")]
+            p99s = [f"{k} {latency(v.get('lat_p99_us'))}" for k, v in txn.items() if v.get("lat_p99_us")]
+            t.add_row(r["config"], f"{r['job']} ({r.get('vus', '?')} VUs)", "  ".join(figs), "—", "\n".join(lat) or "—",
+                      "\n".join(p99s) or "—", str(r.get("vus", "—")), r["binding"])
+    return t
+
+
+def series_table(rec: dict[str, Any]) -> Table:
+    """One row per imported series: its points, first and last time, mean and maximum."""
+    t = Table(title=f"{rec['tool']['name']}: {len(rec['series'])} series")
+    for c in ("config", "resource", "metric", "unit", "period", "points", "from", "to", "mean", "max"):
+        t.add_column(c, justify="right" if c in ("period", "points", "mean", "max") else "left", overflow="fold")
+    for s in rec["series"]:
+        vals = s["values"]
+        ts = s["timestamps"]
+        t.add_row(s["config"], s["resource"], s["metric"], s["unit"], f"{s['period_s']:g} s", str(len(vals)),
+                  str(ts[0]) if ts else "—", str(ts[-1]) if ts else "—",
+                  _num(sum(vals) / len(vals), ",.2f") if vals else "—", _num(max(vals), ",.2f") if vals else "—")
+    return t
+
+
+@app.command("import")
+def import_cmd(
+    files: list[Path] = typer.Argument(..., help="Result files: CrystalDiskMark 6/7/8 text exports, fio --output-format=json/json+, HammerDB hammerdb-job-report-v1 JSON, sysbench or pgbench final reports, CloudWatch get-metric-data JSON or console CSV."),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the run record (JSON) to this file, for report, compare and calibrate."),
+    json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON instead of the table."),
+) -> None:
+    """Other tools' results as a storlab run record (engine "measure", tool.name the origin)."""
+    from storlab import tool_info
+    from storlab.cli.out import console
+    from storlab.cli.report import check_output
+
+    check_output(output, "-o")
+    rec = merge([(str(f), read_import(f)) for f in files])
+    info = tool_info()
+    rec["inputs"] = {**(rec.get("inputs") or {}), "files": [str(f) for f in files],
+                     "imported_by": f"storlab {info['version']} ({info['git_sha'][:12]})"}
+    text = to_json(rec)
+    if output is not None:
+        tmp = output.with_name(f".{output.name}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            tmp.replace(output)
+        finally:
+            tmp.unlink(missing_ok=True)
+    if json_out:
+        typer.echo(text, nl=False)
+        return
+    con = console()
+    if rec["results"]:
+        con.print(import_table(rec))
+    if rec["series"]:
+        con.print(series_table(rec))
+    notes = Text()
+    for src in (rec.get("host_info") or {}).get("sources") or [rec.get("host_info") or {}]:
+        keep = [f"{k} {src[k]}" for k in ("profile", "test", "date", "os", "time", "benchmark", "database") if src.get(k)]
+        if keep:
+            notes.append(f"{src.get('file', '')}: " + "; ".join(str(x) for x in keep) + "\n", style="dim")
+    for w in rec.get("warnings") or []:
+        notes.append(w + "\n", style="yellow")
+    if rec.get("interrupted"):
+        notes.append("interrupted: the tool's run was stopped; the rows above are what it measured\n", style="yellow")
+    if output is not None:
+        notes.append(f"record written to {output}\n", style="dim")
+    con.print(notes, end="")

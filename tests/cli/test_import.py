@@ -1,0 +1,165 @@
+"""`storlab import` and the commands that take other tools' files directly
+(calibrate, report, compare), on the sample files in tests/data/import,
+which are in each tool's exact format (CRLF, trailing blanks, a stopped
+run)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from storlab.cli import app
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "import"
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=True)
+
+
+def imported(name: str) -> dict:
+    r = invoke("import", str(DATA / name), "--json")
+    assert r.exit_code == 0, (r.output, r.exception)
+    return json.loads(r.stdout)
+
+
+def by_job(rec: dict) -> dict:
+    return {r["job"]: r for r in rec["results"]}
+
+
+def test_cdm8_json_has_the_exports_numbers():
+    rec = imported("cdm8.txt")
+    assert rec["engine"] == "measure" and rec["schema_version"] == 1
+    assert rec["tool"]["name"] == "CrystalDiskMark 8.0.4"
+    jobs = by_job(rec)
+    # `  SEQ    1MiB (Q=  8, T= 1):  7427.749 MB/s [   7083.7 IOPS] <   987.81 us>`
+    seq = jobs["SEQ1M-Q8T1-read"]
+    assert (seq["bw_bytes_s"], seq["iops"], seq["lat_mean_us"], seq["outstanding"]) == (7427.749e6, 7083.7, 987.81, 8)
+    # `  RND    4KiB (Q=  1, T= 1):   287.520 MB/s [  70195.3 IOPS] <    14.16 us>` under [Write]
+    w = jobs["RND4K-Q1T1-write"]
+    assert (w["bw_bytes_s"], w["write_iops"], w["read_iops"], w["lat_mean_us"]) == (287.52e6, 70195.3, 0, 14.16)
+    # [Mix] Read 70%/Write 30%: 139643.3 IOPS, 70 % of them reads.
+    mix = jobs["RND4K-Q32T16-mix70"]
+    assert mix["read_iops"] == pytest.approx(139643.3 * 0.7) and mix["outstanding"] == 512
+    assert len(jobs) == 12
+    h = rec["host_info"]
+    assert h["profile"] == "Default" and h["date"] == "2024/01/06 5:41:48" and h["test_size_bytes"] == 2**30
+    assert h["os"].startswith("Windows 11")
+
+
+def test_cdm7_and_cdm6():
+    rec = imported("cdm7.txt")
+    assert rec["tool"]["name"] == "CrystalDiskMark 7.0.0"
+    # `    Random 4KiB (Q= 32, T=16):     0.851 MB/s [    207.8 IOPS] <635043.04 us>`
+    r = by_job(rec)["RND4K-Q32T16-read"]
+    assert (r["bw_bytes_s"], r["iops"], r["lat_mean_us"]) == (0.851e6, 207.8, 635043.04)
+    rec6 = imported("cdm6.txt")
+    # `   Sequential Read (Q= 32,T= 1) :   471.231 MB/s`: 128 KiB blocks, IOPS derived.
+    s = by_job(rec6)["SEQ128K-Q32T1-read"]
+    assert s["iops"] == pytest.approx(471.231e6 / 131072)
+    assert any("no latency" in w for w in rec6["warnings"])
+
+
+def test_the_table_and_a_stopped_run(tmp_path):
+    out = tmp_path / "rec.json"
+    r = invoke("import", str(DATA / "cdm8-peak-stopped.txt"), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "SEQ1M-Q8T1-read" in r.stdout and "7,431.1 MB/s" in r.stdout
+    assert "RND4K-Q32T16-write reads 0.000 MB/s" in r.stdout and "interrupted" in r.stdout
+    rec = json.loads(out.read_text())
+    assert rec["interrupted"] is True and len(rec["results"]) == 3
+    assert rec["host_info"]["profile"] == "Peak"
+
+
+def test_fio_json_plus_with_sync_and_groups():
+    rec = imported("fio-jsonplus.json")
+    assert rec["tool"]["name"] == "fio-3.33"
+    doc = json.loads((DATA / "fio-jsonplus.json").read_text())
+    w = doc["jobs"][0]["write"]
+    got = by_job(rec)["SEQ1M-Q1T1-write"]
+    assert got["iops"] == w["iops"] and got["bw_bytes_s"] == w["bw_bytes"]
+    assert got["lat_p99_us"] == w["clat_ns"]["percentile"]["99.000000"] / 1000
+    sync = by_job(rec)["SEQ1M-Q1T1-write-sync"]
+    s = doc["jobs"][0]["sync"]
+    assert sync["lat_mean_us"] == pytest.approx(s["lat_ns"]["mean"] / 1000)
+    # syncs over the job's time: the longer of job_runtime and the write's runtime (ms)
+    secs = max(doc["jobs"][0]["job_runtime"], w["runtime"]) / 1000
+    assert sync["iops"] == pytest.approx(s["total_ios"] / secs)
+    assert by_job(rec)["mixed-read"]["outstanding"] == 2
+
+
+def test_several_files_keep_apart():
+    r = invoke("import", str(DATA / "cdm7.txt"), str(DATA / "cdm8.txt"), "--json")
+    assert r.exit_code == 0, r.output
+    rec = json.loads(r.stdout)
+    assert {x["config"] for x in rec["results"]} == {"cdm7", "cdm8"}
+    assert rec["tool"]["name"] == "CrystalDiskMark 7.0.0 + CrystalDiskMark 8.0.4"
+
+
+def test_bad_files_are_one_line_errors(tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("hello\n")
+    r = invoke("import", str(p))
+    assert r.exit_code != 0
+    assert str(r.exception).startswith(f"{p}: not a format storlab imports")
+    q = tmp_path / "bad.txt"
+    q.write_text("[Read]\n  SEQ    1MiB (Q=  8, T= 1):  1.0 parsecs [ 1.0 IOPS]\n")
+    r = invoke("import", str(q))
+    assert str(r.exception) == f"{q}: line 2: bandwidth: unknown unit 'parsecs' — expected MB/s (or GB/s, KB/s)"
+
+
+GP3 = """
+[workload]
+preset = "cdm-default"
+[configs.gp3]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp3.pools]]
+device = "aws/ebs/gp3"
+size_gib = 500
+"""
+
+
+@pytest.mark.parametrize("name, read_mean, write_mean", [
+    ("cdm7.txt", 10013.33, 6152.49),  # `Random 4KiB (Q=  1, T= 1)` lines of the export
+    ("cdm8.txt", 48.38, 14.16),
+])
+def test_calibrate_from_cdm_exports(tmp_path, name, read_mean, write_mean):
+    import math
+
+    from storlab.calibrate import Z99, read_result
+
+    kind, jobs = read_result(DATA / name)
+    assert kind == "cdm"
+    sc = tmp_path / "s.toml"
+    sc.write_text(GP3)
+    out = tmp_path / "o.toml"
+    r = invoke("calibrate", str(DATA / name), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.exit_code == 0, (r.output, r.exception)
+    lat = tomllib.loads(out.read_text())["latency"][0]
+    # A mean only: median = mean / exp(σ²/2), σ from the catalog's gp3
+    # p99/median (read 1,090 / 709; write: the ratio the overlay keeps).
+    sigma = math.log(lat["read_p99_us"] / lat["read_median_us"]) / Z99
+    assert lat["read_median_us"] == pytest.approx(read_mean / math.exp(sigma * sigma / 2), rel=1e-3)
+    wsigma = math.log(lat["write_p99_us"] / lat["write_median_us"]) / Z99
+    assert lat["write_median_us"] == pytest.approx(write_mean / math.exp(wsigma * wsigma / 2), rel=1e-3)
+    assert "RND4K-Q1T1-read" in lat["note"] and "RND4K-Q1T1-write" in lat["note"]
+
+
+def test_report_and_compare_take_imported_files(tmp_path):
+    out = tmp_path / "r.html"
+    r = invoke("report", str(DATA / "fio-randread.json"), str(DATA / "cdm8.txt"), "-o", str(out))
+    assert r.exit_code == 0, (r.output, r.exception)
+    html = out.read_text()
+    assert "RND4K-Q1T1-read" in html and "SEQ1M-Q8T1-read" in html
+    r = invoke("compare", str(DATA / "cdm7.txt"), str(DATA / "cdm8.txt"), "--json")
+    assert r.exit_code == 0, (r.output, r.exception)
+    cmp = json.loads(r.stdout)
+    row = next(x for x in cmp["rows"] if x["job"] == "SEQ1M-Q8T1-read" and x["key"] == "bw_bytes_s")
+    # 7427.749 / 101.514 MB/s
+    assert row["ratio"] == pytest.approx(7427.749 / 101.514, rel=1e-3)
