@@ -129,6 +129,10 @@ pub fn from_toml_error(
     let inner = err.into_inner();
     let (line, column) = inner.span().map_or((0, 0), |s| line_col(text, s.start));
     let mut message = friendlier(&inner.message().trim().replace('\n', ", "));
+    if message.is_empty() {
+        // toml says nothing where the text ends inside an entry (`region =`).
+        message = "the entry ends without a value — give one (e.g. a \"string\" or a number) or remove the line".into();
+    }
     if path != "." && !path.is_empty() && !message.contains(&path) {
         message = format!("{path}: {message}");
     }

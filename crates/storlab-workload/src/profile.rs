@@ -291,7 +291,10 @@ pub const MAX_BYTES: f64 = 1e15;
 /// A TOML error on one line: the file, line and column, and toml's message
 /// with its own line breaks folded.
 fn syntax(file: &str, text: &str, e: &toml::de::Error) -> ProfileError {
-    let message = e.message().trim().replace('\n', ", ");
+    let mut message = e.message().trim().replace('\n', ", ");
+    if message.is_empty() {
+        message = "the entry ends without a value — give one or remove the line".into();
+    }
     let message = match e.span() {
         Some(s) => {
             let before = &text[..s.start.min(text.len())];
