@@ -1,13 +1,15 @@
 //! One `Backend` per virtual user: prepare a statement, execute statements
 //! as (part of) a transaction, run schema SQL. PostgreSQL's is the wire
-//! client (`wire`) on the user's own socket; SQLite's is a rusqlite
-//! connection whose calls run on tokio's blocking pool. Each workload (TPC-C,
+//! client (`wire`) on the user's own socket; MySQL's and MariaDB's is
+//! mysql_async (`mysql`); SQLite's is a rusqlite connection whose calls run
+//! on tokio's blocking pool. Each workload (TPC-C,
 //! the insert storm, workload files) is written once against this trait.
 //!
 //! A statement is SQL in both dialects, or a *routine*: a transaction's
 //! logic as a server-side function on PostgreSQL (one prepared
-//! `SELECT fn(…)`, one round trip, as HammerDB does) and as Rust on the
-//! client for SQLite, which has no stored procedures.
+//! `SELECT fn(…)`, one round trip, as HammerDB does), a stored procedure
+//! on MySQL (one `CALL`), and as Rust on the client for SQLite, which has
+//! no stored procedures.
 
 use crate::error::{DbError, Result};
 use crate::session::{BoxFuture, Db, Outcome, Value};
@@ -19,6 +21,7 @@ use std::sync::Arc;
 pub enum Dialect {
     Postgres,
     Sqlite,
+    Mysql,
 }
 
 /// A routine's SQLite body: runs inside the transaction the backend opened;
@@ -27,24 +30,26 @@ pub type SqliteRoutine = fn(&rusqlite::Connection, &[Value]) -> rusqlite::Result
 
 #[derive(Clone)]
 pub enum Sql {
-    /// One statement, `$n` placeholders for PostgreSQL and `?n` for SQLite.
-    Text { postgres: String, sqlite: String },
+    /// One statement, `$n` placeholders for PostgreSQL, `?n` for SQLite,
+    /// `?` or `$n` for MySQL (its backend turns `$n` into `?`).
+    Text { postgres: String, sqlite: String, mysql: String },
     /// A transaction's logic: PostgreSQL calls `postgres` (a `SELECT fn($1…)`)
     /// and reads an error whose message starts with `rollback` as an intended
-    /// rollback; SQLite runs `sqlite`.
-    Routine { postgres: &'static str, sqlite: SqliteRoutine, rollback: &'static str },
+    /// rollback; MySQL calls `mysql` (a `CALL proc(?…)`) and reads a
+    /// signalled message the same way; SQLite runs `sqlite`.
+    Routine { postgres: &'static str, sqlite: SqliteRoutine, mysql: &'static str, rollback: &'static str },
 }
 
 impl Sql {
-    /// The same text in both dialects (no placeholders, or `$n`/`?n` alike).
+    /// The same text in every dialect (no placeholders, or `$n`/`?n` alike).
     pub fn both(sql: &str) -> Sql {
-        Sql::Text { postgres: sql.into(), sqlite: sql.into() }
+        Sql::Text { postgres: sql.into(), sqlite: sql.into(), mysql: sql.into() }
     }
 }
 
 /// A statement prepared on one backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stmt(usize);
+pub struct Stmt(pub(crate) usize);
 
 /// How a transaction opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,10 +100,11 @@ pub trait Backend: Send {
     fn query_text<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<Option<String>, String>>;
 }
 
-/// Connects to `db`: a wire connection or a SQLite connection.
+/// Connects to `db`: a wire connection, a MySQL connection or a SQLite connection.
 pub async fn connect(db: &Db) -> Result<Box<dyn Backend>> {
     match db {
         Db::Postgres(t) => Ok(Box::new(PgBackend::connect(t).await?)),
+        Db::Mysql(t) => Ok(Box::new(crate::mysql::MyBackend::connect(t).await?)),
         Db::Sqlite { path } => {
             let p = path.clone();
             let c = tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??;

@@ -406,7 +406,11 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         notes.push("PostgreSQL flushes its statistics about once a second per busy backend: on a window under a minute the engine's TPM and I/O counters are approximate".to_string());
     }
     let io = io_profile(&snap0, &snap1, done, db.engine(), notes);
-    let tpm_label = db.label();
+    // HammerDB names the engine it measured: "MariaDB TPM" on MariaDB.
+    let tpm_label = match &monitor {
+        crate::monitor::Monitor::My(m) if m.mariadb => "MariaDB",
+        _ => db.label(),
+    };
     let tpm_line = engine_tpm.unwrap_or(client_tpm);
     let last_commit_s = {
         let ns = shared.last_commit_ns.load(Ordering::Relaxed);

@@ -6,7 +6,7 @@
 //! is what makes it a storage test rather than an append.
 //!
 //! The table is storlab's: it carries a mark (a table comment on
-//! PostgreSQL, a comment inside its CREATE TABLE text on SQLite) and is
+//! PostgreSQL and MySQL, a comment inside its CREATE TABLE text on SQLite) and is
 //! recreated at every run only when it bears that mark. A table of that name
 //! without the mark is the user's: the storm refuses to touch it.
 
@@ -50,9 +50,18 @@ CREATE INDEX storlab_insert_d ON storlab_insert (d); \
 CREATE INDEX storlab_insert_ts ON storlab_insert (ts); \
 CREATE INDEX storlab_insert_rev ON storlab_insert (reverse(s), id);";
 
+/// InnoDB: the reversed string is a stored generated column, since MySQL
+/// indexes an expression only through one.
+const MYSQL_SCHEMA: &str = "DROP TABLE IF EXISTS storlab_insert; \
+CREATE TABLE storlab_insert (id char(32) NOT NULL PRIMARY KEY, s varchar(255) NOT NULL, payload varchar(1000) NOT NULL, d double NOT NULL, ts datetime NOT NULL, \
+ s_rev varchar(255) AS (reverse(s)) STORED, \
+ KEY storlab_insert_s (s), KEY storlab_insert_d (d), KEY storlab_insert_ts (ts), KEY storlab_insert_rev (s_rev, id)) \
+ ENGINE = InnoDB COMMENT = 'storlab insert storm: dropped and recreated by every run';";
+
 /// Whether the table exists, and whether it bears storlab's mark.
 const PG_FIND: &str = "SELECT coalesce(obj_description(c.oid, 'pg_class'), '') FROM pg_class c \
 WHERE c.relname = 'storlab_insert' AND c.relnamespace = current_schema()::text::regnamespace";
+const MYSQL_FIND: &str = "SELECT table_comment FROM information_schema.tables WHERE table_schema = database() AND table_name = 'storlab_insert'";
 const SQLITE_FIND: &str = "SELECT coalesce(sql, '') FROM sqlite_master WHERE type = 'table' AND name = 'storlab_insert'";
 
 /// (Re)creates the table: every storm starts from an empty table of its
@@ -62,6 +71,7 @@ pub async fn prepare(db: &Db) -> Result<bool> {
     let (find, schema) = match b.dialect() {
         Dialect::Postgres => (PG_FIND, PG_SCHEMA),
         Dialect::Sqlite => (SQLITE_FIND, SQLITE_SCHEMA),
+        Dialect::Mysql => (MYSQL_FIND, MYSQL_SCHEMA),
     };
     let found = b.query_text(find).await.map_err(|e| DbError::sql("looking for storlab_insert", e))?;
     if let Some(text) = found {
@@ -103,6 +113,7 @@ pub async fn session(db: &Db, o: &InsertOptions, vu: u32, seed: u64) -> Result<B
     let sql = Sql::Text {
         postgres: "INSERT INTO storlab_insert VALUES ($1, $2, $3, $4, $5::text::timestamp)".into(),
         sqlite: "INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)".into(),
+        mysql: "INSERT INTO storlab_insert (id, s, payload, d, ts) VALUES (?, ?, ?, ?, ?)".into(),
     };
     let insert = b.prepare(&sql).await.map_err(|e| DbError::sql("preparing the insert", e))?;
     Ok(Box::new(Storm {

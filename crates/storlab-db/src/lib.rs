@@ -16,6 +16,7 @@ mod driver;
 pub mod error;
 pub mod insert;
 pub mod monitor;
+pub mod mysql;
 pub mod pg;
 pub mod record;
 pub mod session;

@@ -5,6 +5,7 @@
 //! are counted so they can be taken out of the engine's count.
 
 use crate::error::{DbError, Result};
+use crate::mysql::{message as my_message, Target as MyTarget};
 use crate::pg::{pg_message, Target};
 use crate::session::Db;
 use crate::sqlite_io;
@@ -317,10 +318,137 @@ impl PgMonitor {
     }
 }
 
-/// The monitor of a run: PostgreSQL's statistics views on a connection of
-/// its own, or SQLite's counting VFS and a connection for the TPC-C queries.
+
+/// The settings a MySQL or MariaDB record lists (`server.settings`): what
+/// moves an OLTP result on InnoDB.
+pub const MYSQL_SETTING_NAMES: [&str; 14] = [
+    "innodb_buffer_pool_size",
+    "innodb_flush_log_at_trx_commit",
+    "log_bin",
+    "sync_binlog",
+    "binlog_format",
+    "innodb_doublewrite",
+    "innodb_io_capacity",
+    "innodb_io_capacity_max",
+    "innodb_log_file_size",
+    "innodb_flush_method",
+    "innodb_page_size",
+    "max_connections",
+    "performance_schema",
+    "innodb_adaptive_flushing",
+];
+
+/// SHOW GLOBAL STATUS counters, under the names `io_profile` reads
+/// (blks_read, wal_bytes, fsyncs) or their own lower-case names.
+const MYSQL_STATUS: [(&str, &str); 14] = [
+    ("Innodb_buffer_pool_reads", "blks_read"),
+    ("Innodb_buffer_pool_read_requests", "read_requests"),
+    ("Innodb_os_log_written", "wal_bytes"),
+    ("Innodb_data_fsyncs", "fsyncs"),
+    ("Innodb_os_log_fsyncs", "innodb_os_log_fsyncs"),
+    ("Innodb_data_written", "innodb_data_written"),
+    ("Innodb_data_read", "innodb_data_read"),
+    ("Innodb_pages_written", "innodb_pages_written"),
+    ("Innodb_dblwr_pages_written", "innodb_dblwr_pages_written"),
+    ("Innodb_dblwr_writes", "innodb_dblwr_writes"),
+    ("Innodb_buffer_pool_pages_flushed", "innodb_buffer_pool_pages_flushed"),
+    ("Binlog_bytes_written", "binlog_bytes_written"),
+    ("Com_commit", "com_commit"),
+    ("Com_rollback", "com_rollback"),
+];
+
+pub struct MyMonitor {
+    c: mysql_async::Conn,
+    /// mariadbd's (or mysqld's) pid when the server runs on this machine.
+    pid: Option<u32>,
+    /// `MariaDB 10.11.19` or `MySQL 8.0.36`.
+    pub version: String,
+    pub mariadb: bool,
+    pub settings: BTreeMap<String, String>,
+}
+
+impl MyMonitor {
+    pub async fn open(target: &MyTarget) -> Result<MyMonitor> {
+        use mysql_async::prelude::Queryable;
+        let mut c = target.connect().await?;
+        let v: Option<String> = c.query_first("SELECT version()").await.map_err(|e| DbError::sql("monitor", my_message(&e)))?;
+        let v = v.unwrap_or_default();
+        let mariadb = v.contains("MariaDB");
+        let number = v.split(['-', ' ']).next().unwrap_or(&v).to_string();
+        let version = format!("{} {number}", if mariadb { "MariaDB" } else { "MySQL" });
+        let list = MYSQL_SETTING_NAMES.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(",");
+        let rows: Vec<(String, String)> = c
+            .query(format!("SELECT lower(variable_name), variable_value FROM information_schema.global_variables WHERE lower(variable_name) IN ({list})"))
+            .await
+            .unwrap_or_default();
+        let settings = rows.into_iter().collect();
+        // A server on this machine: its pid file names a process here.
+        let local = matches!(target.host.as_str(), "127.0.0.1" | "localhost" | "::1");
+        let pid = if local {
+            let f: Option<String> = c.query_first("SELECT @@pid_file").await.ok().flatten();
+            f.and_then(|f| std::fs::read_to_string(f).ok()).and_then(|s| s.trim().parse::<u32>().ok()).filter(|p| proc_io(*p).is_some())
+        } else {
+            None
+        };
+        Ok(MyMonitor { c, pid, version, mariadb, settings })
+    }
+
+    async fn scalar(&mut self, sql: &str) -> Result<Option<i64>> {
+        use mysql_async::prelude::Queryable;
+        let v: Option<Option<i64>> = self.c.query_first(sql).await.map_err(|e| DbError::sql("monitor snapshot", my_message(&e)))?;
+        Ok(v.flatten())
+    }
+
+    async fn status(&mut self) -> Result<BTreeMap<String, f64>> {
+        use mysql_async::prelude::Queryable;
+        let rows: Vec<(String, String)> = self.c.query("SHOW GLOBAL STATUS").await.map_err(|e| DbError::sql("monitor snapshot (SHOW GLOBAL STATUS)", my_message(&e)))?;
+        Ok(rows.into_iter().filter_map(|(k, v)| Some((k, v.parse::<f64>().ok()?))).collect())
+    }
+
+    /// HammerDB's TPM counter for MySQL: Com_commit + Com_rollback.
+    pub async fn xact(&mut self) -> Result<Option<i64>> {
+        let s = self.status().await?;
+        Ok(match (s.get("Com_commit"), s.get("Com_rollback")) {
+            (Some(c), Some(r)) => Some((c + r) as i64),
+            _ => None,
+        })
+    }
+
+    pub async fn snapshot(&mut self, tpcc: bool) -> Result<Snapshot> {
+        let mut s = Snapshot { at: Some(std::time::Instant::now()), ..Default::default() };
+        if tpcc {
+            s.d_next_o_id = self.scalar("SELECT CAST(sum(d_next_o_id) AS SIGNED) FROM district").await?;
+        }
+        let st = self.status().await?;
+        for (name, key) in MYSQL_STATUS {
+            if let Some(v) = st.get(name) {
+                s.stats.insert(key, *v);
+            }
+        }
+        if let (Some(req), Some(rd)) = (s.stats.get("read_requests").copied(), s.stats.get("blks_read").copied()) {
+            s.stats.insert("blks_hit", (req - rd).max(0.0));
+        }
+        if let Some(pid) = self.pid {
+            (s.procs, s.cpu) = server_io(pid);
+        }
+        Ok(s)
+    }
+
+    /// Each table of the current database with its indexes.
+    pub async fn relation_bytes(&mut self) -> BTreeMap<String, u64> {
+        use mysql_async::prelude::Queryable;
+        let q = "SELECT table_name, CAST(data_length + index_length AS SIGNED) FROM information_schema.tables WHERE table_schema = database() AND table_type = 'BASE TABLE'";
+        let rows: Vec<(String, i64)> = self.c.query(q).await.unwrap_or_default();
+        rows.into_iter().map(|(k, v)| (k, v.max(0) as u64)).collect()
+    }
+}
+
+/// The monitor of a run: PostgreSQL's statistics views or MySQL's global
+/// status on a connection of its own, or SQLite's counting VFS and a
+/// connection for the TPC-C queries.
 pub enum Monitor {
     Pg(PgMonitor),
+    My(MyMonitor),
     Sqlite(rusqlite::Connection),
 }
 
@@ -328,6 +456,7 @@ impl Monitor {
     pub async fn open(db: &Db) -> Result<Monitor> {
         Ok(match db {
             Db::Postgres(t) => Monitor::Pg(PgMonitor::open(t).await?),
+            Db::Mysql(t) => Monitor::My(MyMonitor::open(t).await?),
             Db::Sqlite { path } => Monitor::Sqlite(sqlite_io::open(path)?),
         })
     }
@@ -335,6 +464,7 @@ impl Monitor {
     pub async fn snapshot(&mut self, tpcc: bool) -> Result<Snapshot> {
         match self {
             Monitor::Pg(m) => m.snapshot(tpcc).await,
+            Monitor::My(m) => m.snapshot(tpcc).await,
             Monitor::Sqlite(c) => {
                 let mut s = Snapshot { at: Some(std::time::Instant::now()), ..Default::default() };
                 if tpcc {
@@ -346,10 +476,11 @@ impl Monitor {
         }
     }
 
-    /// The engine's commit + rollback counter (PostgreSQL only).
+    /// The engine's commit + rollback counter (PostgreSQL, MySQL).
     pub async fn xact(&mut self) -> Result<Option<i64>> {
         match self {
             Monitor::Pg(m) => m.xact().await,
+            Monitor::My(m) => m.xact().await,
             Monitor::Sqlite(_) => Ok(None),
         }
     }
@@ -358,7 +489,7 @@ impl Monitor {
     pub fn own_xacts(&self) -> i64 {
         match self {
             Monitor::Pg(m) => m.own_xacts,
-            Monitor::Sqlite(_) => 0,
+            Monitor::My(_) | Monitor::Sqlite(_) => 0,
         }
     }
 
@@ -372,6 +503,8 @@ impl Monitor {
                 let own = m.own_xacts;
                 Ok(m.xact().await?.map(|x| (x, own)))
             }
+            // SHOW GLOBAL STATUS sums every session's counters, live.
+            Monitor::My(m) => Ok(m.xact().await?.map(|x| (x, 0))),
             Monitor::Sqlite(_) => Ok(None),
         }
     }
@@ -387,6 +520,17 @@ impl Monitor {
         classify: impl Fn(&str) -> Option<Option<usize>>,
         kinds: &[String],
     ) -> Option<ServerStats> {
+        if let Monitor::My(m) = self {
+            let cpu = cpu_delta(start, end);
+            return Some(ServerStats {
+                version: m.version.clone(),
+                settings: m.settings.clone(),
+                cpu_user_s: cpu.map(|c| c.0),
+                cpu_sys_s: cpu.map(|c| c.1),
+                relation_bytes: m.relation_bytes().await,
+                ..Default::default()
+            });
+        }
         let Monitor::Pg(m) = self else { return None };
         let cpu = cpu_delta(start, end);
         let mut st = ServerStats {
@@ -420,6 +564,7 @@ impl Monitor {
     pub async fn count(&mut self, sql: &str) -> Result<i64> {
         match self {
             Monitor::Pg(m) => m.count(sql).await,
+            Monitor::My(m) => Ok(m.scalar(&format!("SELECT CAST(({sql}) AS SIGNED)")).await?.unwrap_or(0)),
             Monitor::Sqlite(c) => c.query_row(sql, [], |r| r.get(0)).map_err(|e| DbError::sql("consistency check", e)),
         }
     }
@@ -490,10 +635,11 @@ pub fn io_profile(start: &Snapshot, end: &Snapshot, txns: u64, engine: &str, not
 }
 
 fn engine_block_bytes(engine: &str) -> f64 {
-    if engine == "sqlite" {
-        4096.0
-    } else {
-        8192.0
+    match engine {
+        "sqlite" => 4096.0,
+        // InnoDB's default page (innodb_page_size).
+        "mysql" => 16384.0,
+        _ => 8192.0,
     }
 }
 

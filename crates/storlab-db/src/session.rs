@@ -2,7 +2,7 @@
 //! where a workload runs (`Db`), how a transaction ended (`Outcome`), a
 //! virtual user's `Session`, the values statements take, and the one random
 //! string generator. A leaf: it imports no other module of the crate but
-//! `pg` (a target's address) and `error`, so `driver`, `tpcc`, `insert` and
+//! `pg` and `mysql` (a target's address) and `error`, so `driver`, `tpcc`, `insert` and
 //! `custom` all depend on it and never on each other.
 
 use std::future::Future;
@@ -18,6 +18,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub enum Db {
     Sqlite { path: PathBuf },
     Postgres(crate::pg::Target),
+    /// MySQL or MariaDB.
+    Mysql(crate::mysql::Target),
 }
 
 impl Db {
@@ -25,6 +27,7 @@ impl Db {
         match self {
             Db::Sqlite { .. } => "sqlite",
             Db::Postgres(_) => "postgres",
+            Db::Mysql(_) => "mysql",
         }
     }
     /// The engine's name as HammerDB prints it ("PostgreSQL TPM").
@@ -32,12 +35,14 @@ impl Db {
         match self {
             Db::Sqlite { .. } => "SQLite",
             Db::Postgres(_) => "PostgreSQL",
+            Db::Mysql(_) => "MySQL",
         }
     }
     pub fn display(&self) -> String {
         match self {
             Db::Sqlite { path } => format!("sqlite {}", path.display()),
             Db::Postgres(t) => t.display.clone(),
+            Db::Mysql(t) => t.display.clone(),
         }
     }
 }

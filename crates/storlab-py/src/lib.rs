@@ -337,8 +337,9 @@ fn bench_disk_json(
     Ok(json(&rec))
 }
 
-/// Where a database workload runs: `DbTarget.sqlite(path)` or
-/// `DbTarget.postgres(dsn)` (credentials from the DSN, PGPASSWORD or .pgpass).
+/// Where a database workload runs: `DbTarget.sqlite(path)`,
+/// `DbTarget.postgres(dsn)` (credentials from the DSN, PGPASSWORD or .pgpass)
+/// or `DbTarget.mysql(dsn)` (MYSQL_PWD or ~/.my.cnf).
 #[pyclass(frozen, module = "storlab._native")]
 struct DbTarget {
     inner: storlab_db::Db,
@@ -354,6 +355,12 @@ impl DbTarget {
     #[staticmethod]
     fn postgres(py: Python<'_>, dsn: &str) -> PyResult<DbTarget> {
         Ok(DbTarget { inner: storlab_db::Db::Postgres(storlab_db::pg::Target::parse(dsn).map_err(|e| e.to_py(py))?) })
+    }
+
+    /// `mysql://USER@HOST:PORT/DB`; the password from MYSQL_PWD or ~/.my.cnf.
+    #[staticmethod]
+    fn mysql(py: Python<'_>, dsn: &str) -> PyResult<DbTarget> {
+        Ok(DbTarget { inner: storlab_db::Db::Mysql(storlab_db::mysql::Target::parse(dsn).map_err(|e| e.to_py(py))?) })
     }
 
     /// Where it runs, credentials left out.

@@ -30,6 +30,7 @@ async fn tables_present(b: &mut dyn Backend, tables: &[String]) -> Result<usize>
     let q = match b.dialect() {
         Dialect::Postgres => format!("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename IN ({list})"),
         Dialect::Sqlite => format!("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ({list})"),
+        Dialect::Mysql => format!("SELECT count(*) FROM information_schema.tables WHERE table_schema = database() AND table_name IN ({list})"),
     };
     let n = b.query_text(&q).await.map_err(|e| DbError::sql("looking for the workload's tables", e))?;
     Ok(n.and_then(|n| n.parse().ok()).unwrap_or(0))
@@ -48,7 +49,7 @@ pub async fn prepare(db: &Db, w: &Workload, seed: u64, progress: &Progress) -> R
     progress.total.store(w.load.len() as u64, Ordering::Relaxed);
     for (i, l) in w.load.iter().enumerate() {
         let what = format!("{}: load[{i}]", w.file);
-        let st = b.prepare(&Sql::Text { postgres: l.stmt.pg_sql.clone(), sqlite: l.stmt.sqlite_sql.clone() }).await.map_err(|e| DbError::sql(&what, e))?;
+        let st = b.prepare(&Sql::Text { postgres: l.stmt.pg_sql.clone(), sqlite: l.stmt.sqlite_sql.clone(), mysql: l.stmt.pg_sql.clone() }).await.map_err(|e| DbError::sql(&what, e))?;
         let rows = l.rows.at(w.scale);
         let mut done = 0;
         while done < rows {

@@ -60,7 +60,7 @@ pub async fn session(db: &Db, w: &Workload, vu: u32, seed: u64) -> Result<Box<dy
     for tx in &w.transactions {
         let mut v = vec![];
         for (k, s) in tx.statements.iter().enumerate() {
-            let sql = Sql::Text { postgres: s.pg_sql.clone(), sqlite: s.sqlite_sql.clone() };
+            let sql = Sql::Text { postgres: s.pg_sql.clone(), sqlite: s.sqlite_sql.clone(), mysql: s.pg_sql.clone() };
             v.push(b.prepare(&sql).await.map_err(|e| DbError::sql(format!("{}: transaction '{}', statement {}", w.file, tx.name, k + 1), e))?);
         }
         stmts.push(v);

@@ -6,6 +6,7 @@
 //! (server-side functions) run the same transactions.
 
 pub mod load;
+pub mod mysql;
 pub mod pg;
 pub mod session;
 pub mod sqlite;
@@ -35,6 +36,7 @@ pub struct TpccOptions {
 pub async fn prepare(db: &Db, warehouses: u32, loaders: u32, seed: u64, progress: &Progress) -> Result<bool> {
     match db {
         Db::Postgres(t) => pg::prepare(t, warehouses, loaders, seed, progress).await,
+        Db::Mysql(t) => mysql::prepare(t, warehouses, loaders, seed, progress).await,
         Db::Sqlite { path } => {
             let (p, pr) = (path.clone(), progress.clone());
             tokio::task::spawn_blocking(move || sqlite::prepare(&p, warehouses, seed, &pr)).await.map_err(|e| DbError::sql("loader", e))?

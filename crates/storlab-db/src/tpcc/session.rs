@@ -17,11 +17,26 @@ pub const UNUSED_ITEM: &str = "storlab-tpcc: unused item";
 /// The five transactions in `Kind::ALL` order.
 pub fn routines() -> [Sql; 5] {
     [
-        Sql::Routine { postgres: "SELECT r_o_id, r_total FROM neword($1, $2, $3, $4, $5, $6)", sqlite: sqlite::new_order_routine, rollback: UNUSED_ITEM },
-        Sql::Routine { postgres: "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)", sqlite: sqlite::payment_routine, rollback: UNUSED_ITEM },
-        Sql::Routine { postgres: "SELECT ostat($1, $2, $3, $4, $5)", sqlite: sqlite::order_status_routine, rollback: UNUSED_ITEM },
-        Sql::Routine { postgres: "SELECT delivery($1, $2)", sqlite: sqlite::delivery_routine, rollback: UNUSED_ITEM },
-        Sql::Routine { postgres: "SELECT slev($1, $2, $3)", sqlite: sqlite::stock_level_routine, rollback: UNUSED_ITEM },
+        Sql::Routine {
+            postgres: "SELECT r_o_id, r_total FROM neword($1, $2, $3, $4, $5, $6)",
+            sqlite: sqlite::new_order_routine,
+            mysql: "CALL NEWORD(?, ?, ?, ?, ?, ?, @no_c_discount, @no_c_last, @no_c_credit, @no_d_tax, @no_w_tax, @no_o_id)",
+            rollback: UNUSED_ITEM,
+        },
+        Sql::Routine {
+            postgres: "SELECT payment($1, $2, $3, $4, $5, $6, $7, $8::bigint / 100.0)",
+            sqlite: sqlite::payment_routine,
+            mysql: "CALL PAYMENT(?, ?, ?, ?, ?, ?, ?, ? / 100, @p_c_id, @p_c_balance, @p_c_credit)",
+            rollback: UNUSED_ITEM,
+        },
+        Sql::Routine {
+            postgres: "SELECT ostat($1, $2, $3, $4, $5)",
+            sqlite: sqlite::order_status_routine,
+            mysql: "CALL OSTAT(?, ?, ?, ?, ?, @os_c_id, @os_c_balance, @os_o_id, @os_o_carrier_id, @os_lines, @os_amount)",
+            rollback: UNUSED_ITEM,
+        },
+        Sql::Routine { postgres: "SELECT delivery($1, $2)", sqlite: sqlite::delivery_routine, mysql: "CALL DELIVERY(?, ?)", rollback: UNUSED_ITEM },
+        Sql::Routine { postgres: "SELECT slev($1, $2, $3)", sqlite: sqlite::stock_level_routine, mysql: "CALL SLEV(?, ?, ?, @stock_count)", rollback: UNUSED_ITEM },
     ]
 }
 
