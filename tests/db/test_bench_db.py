@@ -317,7 +317,7 @@ def test_bad_input_gets_one_clear_line(storlab, where, tmp_path):
     assert "--vus" in fails(storlab, "--dir", str(where), "--vus", "0")
     assert "--warehouses 0" in fails(storlab, "--dir", str(where), "--warehouses", "0")
     assert "needs --dir" in fails(storlab, "--db", "sqlite")
-    assert "--db 'mysql'" in fails(storlab, "--db", "mysql", "--dir", str(where))
+    assert "--db 'oracle'" in fails(storlab, "--db", "oracle", "--dir", str(where))
     # SQLite's New-Order does not report its order id: no commit log there.
     assert "--commit-log" in fails(storlab, "--db", "sqlite", "--dir", str(where), "--commit-log", str(tmp_path / "c.txt"))
     bad = tmp_path / "bad.toml"

@@ -210,7 +210,8 @@ class _Line:
 @app.command("db")
 def db_cmd(
     workload: str = typer.Option("tpcc", "--workload", help="tpcc (TPROC-C, HammerDB's way), insert (the insert storm) or a workload file FILE.toml (docs/db.md)."),
-    db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), managed-mariadb (a MariaDB server storlab runs in --dir), mysql (a MySQL or MariaDB server named by --dsn), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
+    dsn: Optional[str] = typer.Option(None, "--dsn", help="With --db mysql: mysql://USER@HOST:PORT/DB; the password from MYSQL_PWD or ~/.my.cnf, never printed."),
     dir: Optional[Path] = typer.Option(None, "--dir", help="Folder for the SQLite file or the managed cluster's data directory."),
     warehouses: int = typer.Option(1, "--warehouses", help="TPC-C warehouses (about 100 MB each)."),
     vus: str = typer.Option("1", "--vus", help="Virtual users: 8, a sweep 256,362,512,724,1024, or auto (√2 steps up to --max-vus)."),
@@ -220,7 +221,7 @@ def db_cmd(
     repeat: int = typer.Option(1, "--repeat", help="Timed runs per virtual-user count; results show the mean and the spread."),
     all_warehouses: bool = typer.Option(False, "--all-warehouses", help="TPC-C: each VU works on a slice of all warehouses (more I/O) instead of one home warehouse."),
     key_and_think: bool = typer.Option(False, "--key-and-think", help="TPC-C: keying and thinking times of the specification."),
-    rows: int = typer.Option(10_000, "--rows", help="Insert storm: rows each VU inserts."),
+    rows: int = typer.Option(10_000, "--rows-per-user", "--rows", help="Insert storm: rows each VU inserts; the run ends when every VU has inserted its rows."),
     commit_every: int = typer.Option(100, "--commit-every", help="Insert storm: rows per commit."),
     scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
@@ -232,7 +233,7 @@ def db_cmd(
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
     commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
-    setting: Optional[List[str]] = typer.Option(None, "--setting", help="NAME=VALUE, a server setting of --db managed-postgres (repeatable), e.g. --setting shared_buffers=4GB."),
+    setting: Optional[List[str]] = typer.Option(None, "--setting", help="NAME=VALUE, a server setting of --db managed-postgres or managed-mariadb (repeatable), e.g. --setting shared_buffers=4GB or --setting innodb_buffer_pool_size=1G."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
@@ -272,7 +273,7 @@ def db_cmd(
                            repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
                            commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
                            progress=line, profile_out=profile_out, commit_log=commit_log, wal_dir=wal_dir,
-                           settings=setting)
+                           settings=setting, dsn=dsn)
         if emulate:
             rec = emulated.stamp(rec, emulate)
             # The emulated volume as CloudWatch would have shown it, per pool.

@@ -1,6 +1,7 @@
 """`storlab bench db`: the orchestration around the Rust driver
 (crates/storlab-db) — the database's lifecycle (an embedded SQLite file, a
-server given by DSN, or a PostgreSQL cluster storlab runs itself), the load,
+server given by DSN, or a PostgreSQL cluster or MariaDB server storlab runs
+itself), the load,
 virtual-user sweeps with repeats, the tipping point, and the run record.
 
 One timed run is HammerDB's: rampup → snapshot → duration → snapshot → stop.
@@ -68,8 +69,9 @@ def _check_writable(folder: Path, dir: str) -> None:
 
 
 def parse_settings(settings: list[str] | dict[str, str] | None, db: str) -> dict[str, str]:
-    """`--setting NAME=VALUE` (repeatable) as a dict, for the cluster
-    storlab runs (`--db managed-postgres`); ManagedPostgres checks the names."""
+    """`--setting NAME=VALUE` (repeatable) as a dict, for the server
+    storlab runs (`--db managed-postgres` or `managed-mariadb`), which checks
+    the names."""
     if not settings:
         return {}
     if isinstance(settings, dict):
@@ -81,9 +83,9 @@ def parse_settings(settings: list[str] | dict[str, str] | None, db: str) -> dict
             if not eq or not name.strip() or not value.strip():
                 raise StorlabError(f"--setting '{s}' — give NAME=VALUE, e.g. shared_buffers=4GB")
             pairs.append((name.strip(), value.strip()))
-    if db != "managed-postgres":
-        raise StorlabError(f"--setting {pairs[0][0]}={pairs[0][1]}: server settings are for the cluster storlab runs "
-                           "(--db managed-postgres) — set them on your own server, or leave --setting out")
+    if db not in ("managed-postgres", "managed-mariadb"):
+        raise StorlabError(f"--setting {pairs[0][0]}={pairs[0][1]}: server settings are for the server storlab runs "
+                           "(--db managed-postgres or managed-mariadb) — set them on your own server, or leave --setting out")
     return dict(pairs)
 
 
@@ -91,7 +93,8 @@ class _Database:
     """Where the workload runs, and what to clean up afterwards."""
 
     def __init__(self, db: str, dir: str | None, keep: bool, max_connections: int,
-                 settings: dict[str, str] | None = None, wal_dir: str | os.PathLike | None = None):
+                 settings: dict[str, str] | None = None, wal_dir: str | os.PathLike | None = None,
+                 dsn: str | None = None):
         self.keep = keep
         self.managed = None
         self.sqlite_path: Path | None = None
@@ -119,11 +122,28 @@ class _Database:
             self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings, wal_dir=wal_dir)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
+        elif db == "managed-mariadb":
+            if not dir:
+                raise StorlabError("--db managed-mariadb needs --dir DIR (the folder for the server's data directory)")
+            from storlab.db.mariadb import ManagedMariadb
+
+            self.managed = ManagedMariadb(dir, keep=keep, max_connections=max_connections, settings=settings)
+            self.spec = {}
+            self.display = f"managed-mariadb {Path(dir).resolve()}"
+        elif db == "mysql" or db.startswith(("mysql://", "mariadb://")):
+            url = dsn if db == "mysql" else db
+            if not url:
+                raise StorlabError("--db mysql needs --dsn mysql://USER@HOST:PORT/DB (password from MYSQL_PWD or ~/.my.cnf)")
+            self.spec = {"mysql": url}
+            self.display = "mysql"
         elif db.startswith(("postgres://", "postgresql://")) or "=" in db:
             self.spec = {"postgres": db}
             self.display = "postgres"
         else:
-            raise StorlabError(f"--db '{db}' — use sqlite, managed-postgres, or a PostgreSQL URL such as postgres://USER@HOST/DB")
+            raise StorlabError(f"--db '{db}' — use sqlite, managed-postgres, managed-mariadb, mysql (with --dsn), "
+                               "or a PostgreSQL URL such as postgres://USER@HOST/DB")
+        if dsn is not None and db != "mysql":
+            raise StorlabError("--dsn is for --db mysql — give --db mysql --dsn mysql://USER@HOST:PORT/DB, or leave --dsn out")
         if wal_dir is not None and self.managed is None:
             raise StorlabError("a WAL folder of its own needs --db managed-postgres (initdb --waldir)")
 
@@ -137,7 +157,10 @@ class _Database:
                     self._existed.add(p)
         if self.managed is not None:
             self.managed.start()
-            self.spec = {"postgres": self.managed.conninfo}
+            if hasattr(self.managed, "dsn"):
+                self.spec = {"mysql": self.managed.dsn}
+            else:
+                self.spec = {"postgres": self.managed.conninfo}
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -203,6 +226,7 @@ def bench_db(
     commit_log: str | os.PathLike | None = None,
     wal_dir: str | os.PathLike | None = None,
     settings: list[str] | dict[str, str] | None = None,
+    dsn: str | None = None,
 ) -> dict[str, Any]:
     """Runs a database workload and returns the run record (`"engine":
     "measure"`): one result per virtual-user count, each the mean of
@@ -219,7 +243,7 @@ def bench_db(
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
     if commit_log is not None:
-        if wspec["kind"] != "tpcc" or db == "sqlite":
+        if wspec["kind"] != "tpcc" or db in ("sqlite", "managed-mariadb", "mysql") or db.startswith(("mysql://", "mariadb://")):
             raise StorlabError(f"--commit-log {commit_log}: TPC-C on PostgreSQL only (--workload tpcc, --db managed-postgres "
                                "or a PostgreSQL URL) — leave it out")
         try:
@@ -249,7 +273,7 @@ def bench_db(
     # The recorder's settings, then the user's (the recorder still sizes
     # shared_buffers for its sweep and its miss-ratio runs).
     merged = {**(dict(dbprofile.SETTINGS) if recording is not None else {}), **server_settings}
-    database = _Database(db, dbdir, keep, max(steps_vus) + 10, settings=merged or None, wal_dir=wal_dir)
+    database = _Database(db, dbdir, keep, max(steps_vus) + 10, settings=merged or None, wal_dir=wal_dir, dsn=dsn)
 
     def report(**kw: Any) -> None:
         if progress is not None:
@@ -269,15 +293,19 @@ def bench_db(
         wl = _native.DbWorkload.file(wspec["file"], wspec["text"], scale=wspec.get("scale"))
 
     def record() -> dict[str, Any]:
-        config = runs[0]["target"] if runs and database.display == "postgres" else database.display
+        config = runs[0]["target"] if runs and database.display in ("postgres", "mysql") else database.display
         # `host_cpu` and `client_wait` are the profile recorder's, not the record's.
         plain = [{k: v for k, v in r.items() if k not in ("host_cpu", "client_wait")} for r in runs]
         return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(plain), seed=seed,
                                                  interrupted=interrupted))
 
     with database:
-        target = (_native.DbTarget.sqlite(database.spec["sqlite"]) if "sqlite" in database.spec
-                  else _native.DbTarget.postgres(database.spec["postgres"]))
+        if "sqlite" in database.spec:
+            target = _native.DbTarget.sqlite(database.spec["sqlite"])
+        elif "mysql" in database.spec:
+            target = _native.DbTarget.mysql(database.spec["mysql"])
+        else:
+            target = _native.DbTarget.postgres(database.spec["postgres"])
         try:
             load = _native.db_prepare_json(target, wl, seed=seed, progress=lambda ph, done, total: report(
                 phase="load", done=done, total=total))
@@ -334,7 +362,7 @@ def bench_db(
 
     rec = record()
     out = _finish(rec, host_info(dbdir) if dbdir else host_info(), {
-        "db": database.display if database.display != "postgres" else (runs[0]["target"] if runs else "postgres"),
+        "db": database.display if database.display not in ("postgres", "mysql") else (runs[0]["target"] if runs else database.display),
         "dir": str(Path(dbdir).resolve()) if dbdir else None,
         "workload": {k: v for k, v in wspec.items() if k != "text"},
         "vus": steps_vus, "rampup_s": ramp_s, "duration_s": dur_s, "repeat": repeat, "keep": keep,
