@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 use storlab_model::deployment::{Deployment, Pool};
-use storlab_model::latency::LatencyModel;
 use storlab_model::pacing::{PacerId, PacerSet, Stages};
 pub use storlab_model::pacing::Secs;
 use storlab_model::resources::{IoClass, PoolPlan, Resource, Unit};
@@ -71,20 +70,12 @@ pub struct Pacer {
 }
 
 fn latencies(cat: &Catalog, dep: &Deployment, pool: &Pool) -> Result<PoolLatency, EmulateError> {
-    let id = &pool.device.id;
-    let (spec, _) = cat.latency_for(id).ok_or_else(|| EmulateError::NoLatency { device: id.clone() })?;
-    let m = LatencyModel::from_spec(&spec);
-    let hit = if pool.host_cache != HostCacheMode::None {
-        let host_cache = format!("{}/host-cache", dep.host.id.split('/').next().unwrap_or(""));
-        let (spec, _) = cat.latency_for(&host_cache).ok_or(EmulateError::NoLatency { device: host_cache.clone() })?;
-        Some(ServiceTime::new(&LatencyModel::from_spec(&spec).read))
-    } else {
-        None
-    };
+    let l = storlab_model::latency::pool_latency(cat, dep, pool).map_err(|e| EmulateError::NoLatency { device: e.0 })?;
+    let m = l.device;
     Ok(PoolLatency {
         read: ServiceTime::new(&m.read),
         write: ServiceTime::new(&m.write),
-        hit,
+        hit: l.host_cache.map(|h| ServiceTime::new(&h.read)),
         read_median_us: m.read.mu.exp(),
         write_median_us: m.write.mu.exp(),
     })

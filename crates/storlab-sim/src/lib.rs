@@ -21,7 +21,6 @@ use storlab_workload::Job;
 use serde::Serialize;
 use std::path::Path;
 use storlab_model::deployment::{resolve_all, Deployment};
-use storlab_model::latency::LatencyModel;
 use storlab_model::limits::primary_pool;
 use storlab_model::resources::{Kind, PoolPlan};
 use storlab_model::scenario::{HostCacheMode, ScenarioFile};
@@ -344,23 +343,15 @@ fn round(v: f64, digits: i32) -> f64 {
 
 /// The service times of `pool`'s device (and of the host cache where it is on).
 pub fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::Pool, unverified: &mut Vec<String>) -> Result<Latencies, SimError> {
-    let id = &pool.device.id;
-    let (spec, ok) = cat.latency_for(id).ok_or_else(|| SimError::NoLatency { device: id.clone() })?;
-    if !ok {
-        unverified.push(format!("{id} latency (placeholder)"));
-    }
-    let m = LatencyModel::from_spec(&spec);
-    let hit = if pool.host_cache != HostCacheMode::None {
-        let host_cache = format!("{}/host-cache", dep.host.id.split('/').next().unwrap_or(""));
-        let (spec, ok) = cat.latency_for(&host_cache).ok_or(SimError::NoLatency { device: host_cache.clone() })?;
-        if !ok {
-            unverified.push(format!("{host_cache} latency (placeholder)"));
-        }
-        Some(dist::ServiceTime::new(&LatencyModel::from_spec(&spec).read))
-    } else {
-        None
-    };
-    Ok(Latencies { read: dist::ServiceTime::new(&m.read), write: dist::ServiceTime::new(&m.write), hit, flush: m.flush.as_ref().map(dist::ServiceTime::new) })
+    let l = storlab_model::latency::pool_latency(cat, dep, pool).map_err(|e| SimError::NoLatency { device: e.0 })?;
+    unverified.extend(l.placeholders);
+    let m = l.device;
+    Ok(Latencies {
+        read: dist::ServiceTime::new(&m.read),
+        write: dist::ServiceTime::new(&m.write),
+        hit: l.host_cache.map(|h| dist::ServiceTime::new(&h.read)),
+        flush: m.flush.as_ref().map(dist::ServiceTime::new),
+    })
 }
 
 /// The series sink of a deployment: every pool's resources registered once
