@@ -23,7 +23,7 @@ use std::path::Path;
 use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::limits::primary_pool;
 use storlab_model::resources::{Kind, PoolPlan};
-use storlab_model::scenario::{HostCacheMode, ScenarioFile};
+use storlab_model::scenario::ScenarioFile;
 use storlab_model::{Catalog, ModelError};
 use storlab_workload::{Workload, WorkloadError};
 
