@@ -19,6 +19,7 @@ __all__ = [
     "record_schema_json",
     "record_check_json",
     "import_record_json",
+    "hammerdb_report_json",
     "alarms_json",
     "limits_at_json",
     "emulate_json",
@@ -148,6 +149,9 @@ def parse_duration_s(text: str) -> float | None:
 
 def import_record_json(name: str, data: bytes) -> str:
     """Another tool's result file (CrystalDiskMark, fio, HammerDB, sysbench, pgbench, CloudWatch) as a run record; raises ScenarioError naming the line and field."""
+
+def hammerdb_report_json(record_json: str, timestamp: str) -> str:
+    """A hammerdb-job-report-v1 document for a database run record; timestamp is YYYY-MM-DD HH:MM:SS."""
 
 def alarms_json(scenario_name: str, scenario_text: str, record_json: str) -> str:
     """The state changes of the scenario's `[[alarms]]` on the record's series (a JSON list)."""

@@ -163,3 +163,99 @@ def test_report_and_compare_take_imported_files(tmp_path):
     row = next(x for x in cmp["rows"] if x["job"] == "SEQ1M-Q8T1-read" and x["key"] == "bw_bytes_s")
     # 7427.749 / 101.514 MB/s
     assert row["ratio"] == pytest.approx(7427.749 / 101.514, rel=1e-3)
+
+
+def test_hammerdb_sysbench_pgbench_cloudwatch_tables():
+    rec = imported("hammerdb-mysql-tprocc.json")
+    res = rec["results"][0]
+    # "nopm": 328858, "tpm": 763485, 24 active virtual users; NEWORD avg_ms 1.998.
+    assert (res["nopm"], res["tpm"], res["vus"]) == (328858, 763485, 24)
+    assert res["txn"]["new_order"]["lat_mean_us"] == pytest.approx(1998.0)
+    r = invoke("import", str(DATA / "hammerdb-mysql-tprocc.json"))
+    assert r.exit_code == 0 and "NOPM 328,858" in r.stdout and "TPM 763,485" in r.stdout
+    sb = imported("sysbench-oltp_read_write.txt")
+    # `transactions: 4325 (864.05 per sec.)`: 51,843 a minute.
+    assert sb["results"][0]["tpm"] == pytest.approx(864.05 * 60)
+    pg = imported("pgbench-progress.txt")
+    # `tps = 387.837419`, `latency average = 5.153 ms`
+    assert pg["results"][0]["tpm"] == pytest.approx(387.837419 * 60)
+    assert pg["results"][0]["txn"]["transaction"]["lat_mean_us"] == pytest.approx(5153.0)
+    cw = invoke("import", str(DATA / "cloudwatch-get-metric-data.json"))
+    assert cw.exit_code == 0, cw.output
+    assert "VolumeReadOps" in cw.stdout and "BurstBalance" in cw.stdout and "300 s" in cw.stdout
+
+
+DB_SCENARIO = """
+[workload.database]
+profile = "tpcc-postgresql"
+scale = 10
+vus = [1, 2]
+rampup_s = 1
+duration_s = 10
+[configs.gp3]
+host = "aws/ec2/r5.large"
+[[configs.gp3.pools]]
+role = "data"
+device = "aws/ebs/gp3"
+size_gib = 100
+[[configs.gp3.pools]]
+role = "log"
+device = "aws/ebs/gp3"
+size_gib = 50
+"""
+
+
+def validate_job_report(doc: dict) -> None:
+    """The checks of the public hammerdb-results repository's validator
+    (tools/result_validation.py) for a TPROC-C artifact."""
+    from datetime import datetime
+
+    assert doc["schema"] == "hammerdb-job-report-v1"
+    assert doc["disclaimer"]["audited"] is False
+    for k in ("jobid", "hdb_version", "database", "database_display", "benchmark", "timestamp"):
+        assert doc["job"][k], k
+    assert doc["job"]["benchmark"] in ("TPROC-C", "TPROC-H")
+    datetime.strptime(doc["job"]["timestamp"], "%Y-%m-%d %H:%M:%S")
+    assert isinstance(doc["benchmark_config"], dict) and isinstance(doc["result"], dict)
+    for k in ("nopm", "tpm"):
+        assert isinstance(doc["result"][k], (int, float)) and not isinstance(doc["result"][k], bool)
+    for k in ("warehouses", "virtual_users", "rampup_minutes", "duration_minutes"):
+        assert k in doc["benchmark_config"], k
+
+
+def test_simulate_writes_a_hammerdb_job_report_that_reads_back(tmp_path):
+    sc = tmp_path / "db.toml"
+    sc.write_text(DB_SCENARIO)
+    out = tmp_path / "h.json"
+    r = invoke("simulate", str(sc), "--json", "--hammerdb-json", str(out), "--start", "2026-01-02T03:04:05+00:00")
+    assert r.exit_code == 0, (r.output, r.exception)
+    rec = json.loads(r.stdout)
+    doc = json.loads(out.read_text())
+    validate_job_report(doc)
+    assert doc["system"]["simulated"] is True and "simulated" in doc["system"]["notes"][0]
+    assert doc["job"]["timestamp"] == "2026-01-02 03:04:05" and doc["job"]["database"] == "PostgreSQL"
+    best = max(rec["results"], key=lambda x: x["nopm"])
+    assert doc["result"]["nopm"] == round(best["nopm"]) and doc["result"]["active_virtual_users"] == best["vus"]
+    back = imported_path(out)
+    assert back["results"][0]["nopm"] == round(best["nopm"])
+
+
+def imported_path(p: Path) -> dict:
+    r = invoke("import", str(p), "--json")
+    assert r.exit_code == 0, (r.output, r.exception)
+    return json.loads(r.stdout)
+
+
+def test_bench_db_hammerdb_json(tmp_path):
+    out = tmp_path / "bench.json"
+    r = invoke("bench", "db", "--db", "sqlite", "--dir", str(tmp_path), "--vus", "1", "--rampup", "1", "--duration", "2",
+               "--hammerdb-json", str(out))
+    assert r.exit_code == 0, (r.output, r.exception)
+    doc = json.loads(out.read_text())
+    validate_job_report(doc)
+    assert doc["job"]["database"] == "SQLite" and doc["benchmark_config"]["virtual_users"] == 1
+    # the measured window as the run timed it: 2 s, give or take the clock
+    assert doc["benchmark_config"]["duration_minutes"] == pytest.approx(2 / 60, rel=0.05)
+    assert doc["result"]["tpm"] > 0
+    r = invoke("bench", "db", "--workload", "insert", "--hammerdb-json", str(out))
+    assert "describes a TPROC-C run" in str(r.exception)

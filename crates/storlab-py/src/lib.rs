@@ -566,6 +566,16 @@ fn import_record_json(py: Python<'_>, name: &str, data: &[u8]) -> PyResult<Strin
     storlab_record::import::import(name, data).map(|r| json(&r)).map_err(|e| e.to_py(py))
 }
 
+/// A `hammerdb-job-report-v1` document (JSON text) for a database run
+/// record; `timestamp` (`YYYY-MM-DD HH:MM:SS`) is when the run started.
+#[pyfunction]
+fn hammerdb_report_json(py: Python<'_>, record_json: &str, timestamp: &str) -> PyResult<String> {
+    let rec: serde_json::Value =
+        serde_json::from_str(record_json).map_err(|e| raise(py, "ScenarioError", format!("record: not JSON ({e})")))?;
+    let doc = storlab_record::import::hammerdb::write_report(&rec, timestamp).map_err(|e| e.to_py(py))?;
+    Ok(serde_json::to_string_pretty(&doc).expect("reports serialise") + "\n")
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Catalog>()?;
@@ -579,6 +589,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
     m.add_function(wrap_pyfunction!(import_record_json, m)?)?;
+    m.add_function(wrap_pyfunction!(hammerdb_report_json, m)?)?;
     m.add_function(wrap_pyfunction!(alarms_json, m)?)?;
     m.add_function(wrap_pyfunction!(limits_at_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;

@@ -227,6 +227,7 @@ def db_cmd(
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
+    hammerdb_json: Optional[Path] = typer.Option(None, "--hammerdb-json", help="TPC-C: also write the run as HammerDB's result file (hammerdb-job-report-v1) to FILE."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
@@ -243,6 +244,11 @@ def db_cmd(
 
     one_of(json_out, csv_out)
     check_output(report)
+    check_output(hammerdb_json, "--hammerdb-json")
+    if hammerdb_json is not None and workload != "tpcc":
+        from storlab.errors import StorlabError
+
+        raise StorlabError(f"--hammerdb-json: HammerDB's result file describes a TPROC-C run — --workload {workload} is not TPC-C; use --workload tpcc")
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
     emu_series: list = []
@@ -285,6 +291,10 @@ def db_cmd(
         from storlab.cli.report import write_report_of
 
         write_report_of(rec, Path("bench-db"), report)
+    if hammerdb_json is not None:
+        from storlab.cli.import_ import write_hammerdb_json
+
+        write_hammerdb_json(rec, hammerdb_json)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     elif csv_out:

@@ -36,6 +36,30 @@ def read_import(path: str | Path) -> dict[str, Any]:
     return rec
 
 
+def write_hammerdb_json(rec: dict[str, Any], path: Path, timestamp: str | None = None) -> None:
+    """`--hammerdb-json FILE` of bench db and simulate: the run as HammerDB's
+    `hammerdb-job-report-v1` (the Rust writer's), stamped with the first
+    run's start (else `timestamp`, else now), UTC."""
+    import json
+    from datetime import datetime, timezone
+
+    if timestamp is None:
+        runs = rec.get("runs") or []
+        started = runs[0].get("started_unix_s") if runs else None
+        when = datetime.fromtimestamp(started, timezone.utc) if started else datetime.now(timezone.utc)
+        timestamp = when.strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        text = _native.hammerdb_report_json(json.dumps(rec), timestamp)
+    except StorlabError as e:
+        raise StorlabError(f"--hammerdb-json {path}: {e}") from None
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def merge(records: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """Several imported files as one record. Where two files would put
     results under the same config, each file's results take its name

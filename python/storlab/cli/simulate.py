@@ -71,6 +71,7 @@ def simulate_cmd(
     period: Optional[float] = typer.Option(None, "--period", help="Series period in seconds (default: the scenario's period_s, else 60)."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
+    hammerdb_json: Optional[Path] = typer.Option(None, "--hammerdb-json", help="A TPC-C database workload: also write the simulated run as HammerDB's result file (hammerdb-job-report-v1, marked simulated) to FILE."),
     config: Optional[str] = typer.Option(None, "--config", help="Run only this config of the scenario."),
     threads: Optional[int] = typer.Option(None, "--threads", help="Every job's numjobs (threads), replacing the scenario's."),
     iodepth: Optional[int] = typer.Option(None, "--iodepth", help="Every job's iodepth, replacing the scenario's."),
@@ -85,6 +86,7 @@ def simulate_cmd(
     from storlab.cli.report import check_output
 
     check_output(report)
+    check_output(hammerdb_json, "--hammerdb-json")
     if cloudwatch is not None:
         check_writable(cloudwatch, "--cloudwatch")
     for flag, v in (("--threads", threads), ("--iodepth", iodepth)):
@@ -115,6 +117,10 @@ def simulate_cmd(
         from storlab.cli.report import write_report_of
 
         write_report_of(record, scenario, report)
+    if hammerdb_json is not None:
+        from storlab.cli.import_ import write_hammerdb_json
+
+        write_hammerdb_json(record, hammerdb_json, datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M:%S"))
     if json_out:
         typer.echo(to_json(record), nl=False)
     elif csv_out:

@@ -311,4 +311,73 @@ mod samples {
         // numjobs=2 under group_reporting: 2 in flight.
         assert_eq!(job(&p, "mixed-read").outstanding, 2);
     }
+
+    fn db(r: &RunRecord) -> &crate::DbJob {
+        match &r.results[0].extra {
+            Some(crate::JobExtra::Db(d)) => d,
+            other => panic!("not a database result: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn hammerdb_job_report() {
+        let r = sample("hammerdb-mysql-tprocc.json");
+        assert_eq!((r.tool.as_ref().unwrap().name.as_str(), r.workload.as_str()), ("HammerDB", "tpcc"));
+        let d = db(&r);
+        // "nopm": 328858, "tpm": 763485, "active_virtual_users": 24
+        assert_eq!((d.vus, d.nopm, d.tpm), (24, Some(328858.0), Some(763485.0)));
+        // DELIVERY: avg 6.466 ms, p99 16.48 ms, 234059 calls.
+        let del = &d.txn["delivery"];
+        assert_eq!((del.latency.lat_mean_us, del.latency.lat_p99_us, del.commits), (6466.0, 16480.0, 234059));
+        assert_eq!(d.txn.len(), 5);
+        let tpm = r.series.iter().find(|s| s.metric == "TPM").unwrap();
+        assert_eq!((tpm.values.len(), tpm.values[1]), (8, 519378.0));
+        let iops = r.series.iter().find(|s| s.metric == "IOPS").unwrap();
+        assert_eq!(iops.values, [1253.0, 1357.0, 2511.0]);
+        assert_eq!(r.host_info.as_ref().unwrap()["benchmark_config"]["warehouses"], 192);
+    }
+
+    #[test]
+    fn sysbench_reports() {
+        let r = sample("sysbench-oltp_read_write.txt");
+        assert_eq!(r.tool.as_ref().unwrap().version, "1.0.20");
+        let d = db(&r);
+        // `transactions: 4325 (864.05 per sec.)`, 4 threads, avg 4.63 ms, max 19.83 ms.
+        assert_eq!((d.vus, d.tpm), (4, Some(864.05 * 60.0)));
+        let t = &d.txn["oltp_read_write"];
+        assert_eq!((t.commits, t.errors, t.latency.lat_mean_us, t.latency.lat_max_us), (4325, 1, 4630.0, 19830.0));
+        assert_eq!(r.host_info.as_ref().unwrap()["latency_p95_us"], 7430.0);
+        let i = sample("sysbench-oltp_insert.txt");
+        let d = db(&i);
+        assert_eq!((d.vus, d.rows), (2, Some(6479)));
+        // `[ 1s ] … tps: 1944.51`, `[ 2s ] … tps: 2142.33`, `[ 3s ] … tps: 2388.87`
+        assert_eq!(i.series[0].values, [1944.51, 2142.33, 2388.87]);
+        assert_eq!(i.series[0].period_s, 1.0);
+    }
+
+    #[test]
+    fn pgbench_reports() {
+        let r = sample("pgbench.txt");
+        assert_eq!(r.tool.as_ref().unwrap().version, "15.18");
+        let d = db(&r);
+        // `tps = 819.813056`, 4 clients, 4096 transactions, latency average 4.879 ms.
+        assert_eq!((d.vus, d.tpm), (4, Some(819.813056 * 60.0)));
+        assert_eq!((d.txn["transaction"].commits, d.txn["transaction"].latency.lat_mean_us), (4096, 4879.0));
+        assert_eq!(r.host_info.as_ref().unwrap()["scaling_factor"], 2.0);
+        let p = sample("pgbench-progress.txt");
+        assert_eq!(p.series[0].values[..2], [429.0, 371.0]);
+        let h = p.host_info.as_ref().unwrap();
+        assert_eq!(h["latency_stddev_ms"], 4.496);
+        assert_eq!(h["statement_latencies"].as_array().unwrap().len(), 11);
+    }
+
+    #[test]
+    fn cloudwatch_get_metric_data() {
+        let r = sample("cloudwatch-get-metric-data.json");
+        assert_eq!(r.tool.as_ref().unwrap().name, "CloudWatch");
+        let ops = &r.series[0];
+        assert_eq!((ops.metric.as_str(), ops.unit.as_str(), ops.period_s), ("VolumeReadOps", "Count", 300.0));
+        assert_eq!(ops.values, [450000.0, 899700.0, 900600.0, 903000.0]);
+        assert_eq!(r.series[1].unit, "Percent");
+    }
 }
