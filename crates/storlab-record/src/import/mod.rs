@@ -230,6 +230,17 @@ mod tests {
         assert!(e.starts_with("x.json: not valid JSON at line 1"), "{e}");
     }
 
+    /// fio prints notes on stdout ahead of its JSON; they are skipped.
+    #[test]
+    fn fio_notes_before_the_json_are_skipped() {
+        let text = b"note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n\
+{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"w\", \"write\": {\"total_ios\": 4, \"iops\": 4.0, \"bw_bytes\": 16384, \"runtime\": 1000}}]}\n";
+        let r = import("fio.json", text).unwrap();
+        assert_eq!(r.results[0].job, "w-write");
+        let e = import("fio.json", b"note: x\n{\"fio version\": \"fio-3.33\",\n \"jobs\": [}").unwrap_err().to_string();
+        assert!(e.starts_with("fio.json: not valid JSON at line 3"), "{e}");
+    }
+
     #[test]
     fn sizes_and_config_names() {
         assert_eq!(parse_size("1 GiB"), Some(1 << 30));
@@ -310,6 +321,10 @@ mod samples {
         assert_eq!(names, ["SEQ1M-Q1T1-write", "SEQ1M-Q1T1-write-sync", "mixed-read", "mixed-write"]);
         // numjobs=2 under group_reporting: 2 in flight.
         assert_eq!(job(&p, "mixed-read").outstanding, 2);
+        // `fio --client=ip:127.0.0.1,…`: the server's host is the config.
+        let c = sample("fio-client.json");
+        assert_eq!((c.results[0].config.as_str(), c.results[0].job.as_str()), ("127.0.0.1", "RND4K-Q1T1-read"));
+        assert_eq!(job(&c, "RND4K-Q1T1-read").iops, 10926.073926);
     }
 
     fn db(r: &RunRecord) -> &crate::DbJob {
