@@ -72,7 +72,7 @@ fn num(file: &str, line: usize, field: &str, s: &str) -> Result<f64, ImportError
 }
 
 fn block_label(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes & ((1 << 20) - 1) == 0 {
         format!("{}M", bytes >> 20)
     } else {
         format!("{}K", bytes >> 10)
@@ -305,9 +305,12 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
     Ok(rec)
 }
 
-/// Bandwidth (B/s), IOPS and mean latency (µs) of one line, converting
-/// the units CrystalDiskMark's views use (MB/s, GB/s, KB/s; us, ms).
-fn figures(file: &str, r: &Row) -> Result<(Option<f64>, Option<f64>, Option<f64>), ImportError> {
+/// Bandwidth (B/s), IOPS and mean latency (µs) of a line, each where given.
+type Figures = (Option<f64>, Option<f64>, Option<f64>);
+
+/// A line's [`Figures`], converting the units CrystalDiskMark's views use
+/// (MB/s, GB/s, KB/s; us, ms).
+fn figures(file: &str, r: &Row) -> Result<Figures, ImportError> {
     let c = values().captures(&r.rest).ok_or_else(|| ImportError::Line {
         file: file.into(),
         line: r.line,
