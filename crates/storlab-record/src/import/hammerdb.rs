@@ -256,7 +256,8 @@ pub fn write_report(rec: &Value, timestamp: &str) -> Result<Value, ImportError> 
         .find_map(|p| inputs.pointer(p).and_then(num))
         .unwrap_or(0.0);
     let run = runs.and_then(|r| r.iter().find(|x| x.get("vus").and_then(num) == Some(vus)));
-    let minutes = |k: &str| run.and_then(|r| r.get(k)).and_then(num).map(|s| s / 60.0).unwrap_or(0.0);
+    // A measured run's own window, else the simulated scenario's.
+    let minutes = |k: &str| run.and_then(|r| r.get(k)).or_else(|| inputs.get(k)).and_then(num).map(|s| s / 60.0).unwrap_or(0.0);
     let tool = rec.pointer("/tool/name").and_then(|v| v.as_str()).unwrap_or("storlab");
     let tool_version = rec.pointer("/tool/version").and_then(|v| v.as_str()).unwrap_or("");
     let host = rec.get("host_info").cloned().unwrap_or(Value::Null);
@@ -279,8 +280,9 @@ pub fn write_report(rec: &Value, timestamp: &str) -> Result<Value, ImportError> 
             "os_name": "",
             "memory": "",
             "nic": "",
-            "storage": best.get("config").and_then(|v| v.as_str()).unwrap_or(""),
-            "cloud_instance": best.get("config").and_then(|v| v.as_str()).unwrap_or(""),
+            "storage": format!("simulated config {}", best.get("config").and_then(|v| v.as_str()).unwrap_or("")),
+            "cloud_instance": "Not Detected",
+            "scenario": rec.get("scenario").cloned().unwrap_or(Value::Null),
             "notes": notes,
         })
     } else {
@@ -458,7 +460,7 @@ mod tests {
     fn writes_what_the_validator_requires_and_reads_back() {
         let rec = json!({
             "engine": "simulate", "tool": {"name": "storlab", "version": "0.1.0"},
-            "inputs": {"profile": "tpcc-postgresql", "workload": {"warehouses": 10}},
+            "inputs": {"profile": "tpcc-postgresql", "workload": {"warehouses": 10}, "rampup_s": 60.0, "duration_s": "300.0"},
             "results": [
                 {"config": "gp3", "job": "tpcc", "vus": 4, "nopm": 1000.0, "tpm": 2300.0, "binding": "x",
                  "txn": {"new_order": {"commits": 990, "rollbacks": 10, "lat_mean_us": 2000.0, "lat_p50_us": 1800.0, "lat_p99_us": 5000.0, "lat_max_us": 9000.0}}},
@@ -475,6 +477,8 @@ mod tests {
         // The 8-VU step has the higher NOPM: it is the job's.
         assert_eq!((doc["result"]["nopm"].as_f64(), doc["benchmark_config"]["virtual_users"].as_u64()), (Some(1500.0), Some(8)));
         assert_eq!(doc["benchmark_config"]["warehouses"], 10);
+        // rampup 60 s and duration 300 s of the simulated scenario: 1 and 5 minutes.
+        assert_eq!((doc["benchmark_config"]["rampup_minutes"].as_f64(), doc["benchmark_config"]["duration_minutes"].as_f64()), (Some(1.0), Some(5.0)));
         assert_eq!(doc["system"]["simulated"], true);
         assert!(doc["system"]["notes"][0].as_str().unwrap().starts_with("simulated by storlab 0.1.0"));
         let back = read("w.json", &doc).unwrap();
