@@ -150,8 +150,8 @@ def test_dbmodel_worked_example_prose(fsx_io2):
                if v >= int(m[2]))
     m = find(doc, r"FSx's tipping point is at (\d+) users although NOPM still rises past it")
     assert max(r["nopm"] for r in fsx.values()) > fsx[int(m[1])]["nopm"]
-    m = find(doc, r"the recording's run-to-run spread \((\d+) % at 16 users and more\)")
-    assert f"{m[1]} % at 16 users" in " ".join(fsx_io2["inputs"]["assumptions"])
+    m = find(doc, r"the tipping point is the\s+fewest users reaching (\d+) % of the highest NOPM")
+    assert f"reaches {m[1]} % of the sweep's highest" in " ".join(fsx_io2["inputs"]["assumptions"])
     m = find(doc, r"At the highest NOPM FSx gives ([\d.]+) times the io2 stripe's throughput for ([\d.]+) times its "
                   r"monthly cost")
     best = {c: max(rs.values(), key=lambda r: r["nopm"]) for c, rs in (("fsx", fsx), ("io2", io2))}

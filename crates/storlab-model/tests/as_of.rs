@@ -19,9 +19,7 @@ fn period_lookup_takes_from_inclusive_and_until_exclusive() {
     assert_eq!(period_on(None, &h, "2018-05-31").unwrap().unwrap().until, "2018-06-01");
     assert_eq!(period_on(None, &h, "2018-06-01").unwrap().unwrap().until, "2019-01-01");
     assert!(period_on(None, &h, "2019-01-01").unwrap().is_none(), "today's rules from the last until");
-    // known_from earlier than the first period: today's rules are not
-    // assumed there; the lookup finds no period (the catalog check refuses
-    // such a gap only when known_from is after the first period).
+    // Without history, known_from alone bounds the dates.
     assert_eq!(period_on(Some("2020-12-01"), &[] as &[DevicePeriod], "2020-11-30").unwrap_err(), "2020-12-01");
     assert!(period_on(Some("2020-12-01"), &[] as &[DevicePeriod], "2020-12-01").unwrap().is_none());
 }

@@ -335,57 +335,71 @@ pub fn summarise_step(vus: u32, runs: &[&DbRun], metric: &str) -> SweepStep {
     SweepStep { vus, repeats: runs.len() as u32, metric: metric.to_string(), figures }
 }
 
-/// A step's value of `metric` and its run-to-run noise: twice the standard
-/// deviation of its repeats, or 5 % of the value where it ran once.
-fn value_and_noise(s: &SweepStep, metric: &str) -> (f64, f64) {
+/// A step's value of `metric`, and the noise its repeats measured (twice
+/// their standard deviation), where it ran more than once.
+fn value_and_noise(s: &SweepStep, metric: &str) -> (f64, Option<f64>) {
     let v = s.figures.get(metric).copied().unwrap_or(0.0);
-    let sd = s.figures.get(&format!("{metric}_stdev")).copied().unwrap_or(0.0);
-    // A step's spread: its repeats' (bench db), or the one a simulated
-    // step carries from its profile's recording; 5 % where there is none.
-    (v, if sd > 0.0 { 2.0 * sd } else { 0.05 * v })
+    let sd = s.figures.get(&format!("{metric}_stdev")).copied().filter(|&sd| sd > 0.0 && s.repeats > 1);
+    (v, sd.map(|sd| 2.0 * sd))
 }
 
-/// The virtual-user count past which `metric` stops rising beyond the
-/// run-to-run noise: the first step that no later step beats by more than
-/// the larger noise of the two. None for fewer than two steps.
+/// Share of the sweep's highest figure that the tipping point reaches
+/// (DESIGN.md, "tipping point"): the knee, not the last few percent.
+pub const KNEE_SHARE: f64 = 0.95;
+
+/// The index of the knee of `values`: the first that reaches the highest
+/// less `noise` (`None`: 5 % of the highest). None for no values.
+pub fn knee_index(values: &[f64], noise: Option<f64>) -> Option<usize> {
+    let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !best.is_finite() {
+        return None;
+    }
+    let floor = best - noise.unwrap_or((1.0 - KNEE_SHARE) * best);
+    values.iter().position(|&v| v >= floor)
+}
+
+/// The tipping point: the smallest virtual-user count whose `metric`
+/// reaches 95 % of the sweep's highest — or the highest less its measured
+/// noise, where the highest step's repeats give one. A simulated step runs
+/// once and carries no noise of its own, so the 95 % rule decides there.
+/// Not reached while the knee is the last step. None for fewer than two
+/// steps.
 pub fn tipping_point(config: &str, steps: &[SweepStep], metric: &str) -> Option<crate::TippingPoint> {
     if steps.len() < 2 {
         return None;
     }
-    for (i, s) in steps.iter().enumerate() {
-        let (v, nv) = value_and_noise(s, metric);
-        let flat = steps[i + 1..].iter().all(|t| {
-            let (w, nw) = value_and_noise(t, metric);
-            w - v <= nv.max(nw)
-        });
-        if flat {
-            let last = i == steps.len() - 1;
-            let note = if last {
-                "still rising at the last step: try more virtual users".to_string()
-            } else {
-                format!("past {} virtual users {} rises no more than the run-to-run noise", s.vus, metric.to_uppercase())
-            };
-            return Some(crate::TippingPoint { config: config.to_string(), vus: s.vus, metric: metric.to_string(), value: v, reached: !last, note });
-        }
-    }
-    None
+    let values: Vec<f64> = steps.iter().map(|s| value_and_noise(s, metric).0).collect();
+    let top = values.iter().enumerate().fold(0, |b, (i, &v)| if v > values[b] { i } else { b });
+    let noise = value_and_noise(&steps[top], metric).1;
+    let i = knee_index(&values, noise)?;
+    let s = &steps[i];
+    let last = i == steps.len() - 1;
+    let m = metric.to_uppercase().replace('_', " ");
+    let rule = match noise {
+        Some(n) => format!("the highest less its repeats' noise ({n:.0})"),
+        None => "95 % of the highest".to_string(),
+    };
+    let note = if last {
+        "still rising at the last step: try more virtual users".to_string()
+    } else {
+        format!("the fewest virtual users reaching {rule}, {:.0} {m} at {} virtual users", values[top], steps[top].vus)
+    };
+    Some(crate::TippingPoint {
+        config: config.to_string(),
+        vus: s.vus,
+        metric: metric.to_string(),
+        value: values[i],
+        reached: !last,
+        note,
+        highest_vus: Some(steps[top].vus),
+        highest_value: Some(values[top]),
+    })
 }
 
-/// An automatic sweep (√2 steps) stops two steps past its best: true when
-/// the last two values each failed to beat the best before them by 5 %.
+/// An automatic sweep (√2 steps) stops two steps past its knee (the first
+/// value reaching 95 % of the highest so far).
 pub fn auto_sweep_done(values: &[f64]) -> bool {
-    let mut best: Option<f64> = None;
-    let mut flat = 0;
-    for &v in values {
-        match best {
-            Some(b) if v <= b * 1.05 => flat += 1,
-            _ => {
-                best = Some(v);
-                flat = 0;
-            }
-        }
-    }
-    flat >= 2
+    knee_index(values, None).is_some_and(|k| k + 2 < values.len())
 }
 
 /// Seconds since 1970 as an ISO-8601 UTC time, whole seconds
@@ -501,20 +515,30 @@ mod tests {
     }
 
     #[test]
-    fn tipping_point_is_the_first_step_no_later_one_beats_beyond_noise() {
-        // 1000 → 1900 → 2000 → 1950, one run each (noise 5 %): from 1900 the
-        // best later gain is 100, within 5 % of 2000 (= 100), so 2 VUs tips;
-        // from 1000 the gain of 1000 is far beyond the noise.
+    fn tipping_point_is_the_fewest_users_reaching_95_percent_of_the_highest() {
+        // 1000 → 1900 → 2000 → 1950, one run each: 95 % of 2000 is 1900,
+        // which 2 VUs reach.
         let s = [step(1, 1000.0, 1, 0.0), step(2, 1900.0, 1, 0.0), step(4, 2000.0, 1, 0.0), step(8, 1950.0, 1, 0.0)];
         let t = tipping_point("c", &s, "nopm").unwrap();
-        assert_eq!((t.vus, t.reached), (2, true));
-        // Still rising by more than 5 % at each step: not reached.
+        assert_eq!((t.vus, t.reached, t.value), (2, true, 1900.0));
+        assert_eq!((t.highest_vus, t.highest_value), (Some(4), Some(2000.0)));
+        // The io2 Block Express sweep: NOPM still rises 50 % from 32
+        // to 64 users, where the host's EBS cap binds: 64 is the knee
+        // (0.95 × 30,000 = 28,500; 32 users' 20,000 fall short).
+        let s = [step(16, 12000.0, 1, 0.0), step(32, 20000.0, 1, 0.0), step(64, 30000.0, 1, 0.0), step(128, 29500.0, 1, 0.0), step(256, 29000.0, 1, 0.0)];
+        assert_eq!(tipping_point("c", &s, "nopm").unwrap().vus, 64);
+        // Still rising by more than 5 % at the last step: not reached.
         let s = [step(1, 1000.0, 1, 0.0), step(2, 1200.0, 1, 0.0)];
         let t = tipping_point("c", &s, "nopm").unwrap();
         assert_eq!((t.vus, t.reached), (2, false));
-        // A noisy step (sd 200, noise 400) hides a 300 gain.
-        let s = [step(1, 1000.0, 3, 200.0), step(2, 1300.0, 3, 10.0)];
+        // Measured repeats give their own noise: the highest (1300, sd 100)
+        // less 2 × 100 = 1100, which 1 VU's 1150 reaches.
+        let s = [step(1, 1150.0, 3, 20.0), step(2, 1300.0, 3, 100.0)];
         assert_eq!(tipping_point("c", &s, "nopm").unwrap().vus, 1);
+        // A stdev on a step that ran once is not a measured noise: 95 %.
+        let mut one = step(2, 1300.0, 1, 0.0);
+        one.figures.insert("nopm_stdev".into(), 100.0);
+        assert_eq!(tipping_point("c", &[step(1, 1150.0, 1, 0.0), one], "nopm").unwrap().vus, 2);
     }
 
     #[test]
@@ -529,11 +553,17 @@ mod tests {
     }
 
     #[test]
-    fn auto_sweep_stops_two_steps_past_the_best() {
+    fn auto_sweep_stops_two_steps_past_the_knee() {
         assert!(!auto_sweep_done(&[100.0, 200.0, 300.0]));
+        // Knee at 200 (≥ 0.95 × 205): one step past it.
         assert!(!auto_sweep_done(&[100.0, 200.0, 205.0]));
         assert!(auto_sweep_done(&[100.0, 200.0, 205.0, 190.0]));
         assert!(!auto_sweep_done(&[100.0, 200.0, 205.0, 300.0]));
+        // Rising 6 % a step keeps the knee at the last step: go on.
+        assert!(!auto_sweep_done(&[100.0, 106.0, 112.36, 119.1]));
+        // A knee two steps back even though the last step is the highest
+        // (within 5 %): stop.
+        assert!(auto_sweep_done(&[100.0, 196.0, 199.0, 200.0]));
     }
 
     #[test]

@@ -241,6 +241,11 @@ pub struct TippingPoint {
     /// False when throughput still rose at the last step.
     pub reached: bool,
     pub note: String,
+    /// The sweep's highest step, for $ per 1,000 TPM there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highest_vus: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highest_value: Option<f64>,
 }
 
 /// One alarm changing state (CloudWatch's OK / ALARM / INSUFFICIENT_DATA).

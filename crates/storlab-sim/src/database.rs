@@ -168,13 +168,10 @@ pub fn simulate_database(
         ));
     }
 
-    if c.throughput_stdev.len() == c.vus.len() && c.throughput.len() == c.vus.len() && c.throughput_stdev.iter().any(|&x| x > 0.0) {
-        let pts: Vec<String> = c.vus.iter().zip(c.throughput_stdev.iter().zip(&c.throughput)).map(|(n, (sd, x))| format!("{:.0} % at {n}", 100.0 * sd / x)).collect();
-        assumptions.push(format!(
-            "each prediction carries the recording's run-to-run spread at its user count ({} users, relative standard deviation of the repeats) as its standard deviation, and the tipping point takes twice it as the noise, as bench db does with repeats",
-            pts.join(", ")
-        ));
-    }
+    assumptions.push(format!(
+        "tipping point: the fewest virtual users whose {} reaches 95 % of the sweep's highest; each count is simulated once, and the recording machine's run-to-run spread is not carried to the host",
+        metric.to_uppercase().replace('_', " ")
+    ));
 
     'configs: for (ci, dep) in deps.iter().enumerate() {
         unverified.extend(dep.host.unverified.iter().cloned());
@@ -228,12 +225,7 @@ pub fn simulate_database(
             simulated_ios += r.events;
             let value = figure(&r, &db, metric);
             values.push(value);
-            let mut figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
-            // The recording's run-to-run spread at this count, carried to
-            // the prediction: its tipping point takes it as the noise.
-            if let Some(sd) = db.profile.throughput_spread(f64::from(vus)).filter(|&s| s > 0.0) {
-                figures.insert(format!("{metric}_stdev"), round(value * sd, 1));
-            }
+            let figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
             steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures });
             let interrupted = r.interrupted;
             if interrupted {
@@ -371,7 +363,10 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
     let pools = pool_use(&r.pools);
     let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
     let tpm = round(r.tpm, 1);
-    let spread = db.profile.throughput_spread(f64::from(r.vus)).filter(|&s| s > 0.0);
+    // A prediction carries no run-to-run spread: the recording machine's
+    // (its scheduler, its neighbours) is not the host's, and one seed's run
+    // measures none of the model's own.
+    let spread: Option<f64> = None;
     let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
     let job = DbJob {
         vus: r.vus,

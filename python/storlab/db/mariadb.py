@@ -4,7 +4,7 @@ managed-mariadb --dir DIR [--keep]`): mariadb-install-db and Debian's
 volume under test, a private Unix socket and a TCP port on 127.0.0.1 picked
 free at start, and nothing left behind unless kept.
 
-Layout: DIR/storlab-mariadb/{data, sock, server.log, STORLAB}. storlab
+Layout: DIR/storlab-mariadb/{data, sock, tmp, server.log, STORLAB}. storlab
 removes only what it created: DIR/storlab-mariadb, and DIR itself if it made
 DIR. A DIR/storlab-mariadb without the STORLAB mark is not ours and is
 refused, never deleted.
@@ -43,6 +43,10 @@ _OWNED = {"datadir", "socket", "port", "bind_address", "user", "pid_file", "log_
 _SETTING_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _SOCKET_MAX = 100  # bytes; the kernel's sun_path is 108
 _PR_SET_PDEATHSIG = 1
+
+
+class _PortTaken(Exception):
+    """mariadbd found its port taken at start."""
 
 
 def find_bins() -> tuple[Path, Path]:
@@ -126,6 +130,9 @@ class ManagedMariadb:
         self.base = self.dir / BASE
         self.data_dir = self.base / "data"
         self.log_file = self.base / "server.log"
+        # Its own temporary folder: servers bootstrapping side by side in
+        # /tmp trip over each other's temporary tables.
+        self.tmp_dir = self.base / "tmp"
         self.socket_path = self.base / "sock" / "mariadb.sock"
         self.port = 0
         self.server_pid: int | None = None
@@ -184,7 +191,8 @@ class ManagedMariadb:
         reuse = self._prepare_dirs()
         if not reuse:
             r = self._run([str(install), "--no-defaults", f"--datadir={self.data_dir}", f"--user={self._user()}",
-                           "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"],
+                           "--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve",
+                           f"--tmpdir={self.tmp_dir}"],
                           timeout=300)
             if r.returncode != 0:
                 raise DatabaseError(f"mariadb-install-db failed for {self.data_dir}: {_tail(r.stderr or r.stdout)} — "
@@ -203,11 +211,23 @@ class ManagedMariadb:
                                 "run storlab as a user listed in /etc/passwd") from None
 
     def _launch(self) -> None:
-        self.port = free_port()
+        # The port was free when picked; another program may take it before
+        # mariadbd binds it. Then a new one is picked, twice at most.
+        for attempt in range(3):
+            try:
+                self._launch_on(free_port())
+                return
+            except _PortTaken:
+                if attempt == 2:
+                    raise DatabaseError("MariaDB could not bind a free port on 127.0.0.1 three times — "
+                                        "check what takes the machine's ports") from None
+
+    def _launch_on(self, port: int) -> None:
+        self.port = port
         args = [str(self._server), "--no-defaults", f"--datadir={self.data_dir}", f"--socket={self.socket_path}",
                 f"--port={self.port}", "--bind-address=127.0.0.1", f"--pid-file={self.base / 'mariadbd.pid'}",
                 f"--log-error={self.log_file}", "--skip-name-resolve", f"--user={self._user()}",
-                f"--max-connections={self.max_connections}"]
+                f"--max-connections={self.max_connections}", f"--tmpdir={self.tmp_dir}"]
         for k, v in self.settings.items():
             args += _option(k, v)
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
@@ -223,6 +243,8 @@ class ManagedMariadb:
             if self._proc.poll() is not None:
                 err = self._proc.stderr.read().decode(errors="replace") if self._proc.stderr else ""
                 self.server_pid = None
+                if "another server running on port" in self._log_tail(offset, err):
+                    raise _PortTaken()
                 raise DatabaseError(f"MariaDB did not start on {self.data_dir}: {self._log_tail(offset, err)} — "
                                     "fix what the server log says (a setting it rejects, no memory, a full disk)")
             if self._ready():
@@ -306,6 +328,7 @@ class ManagedMariadb:
                 self.socket_path = self._tmp_socket / "mariadb.sock"
             else:
                 self.socket_path.parent.mkdir(mode=0o700, exist_ok=True)
+            self.tmp_dir.mkdir(mode=0o700, exist_ok=True)
         except OSError as e:
             raise DatabaseError(f"{self.dir}: cannot set up the server folder ({e.strerror}) — pick a DIR you can write to") from None
         return reuse

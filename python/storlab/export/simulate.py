@@ -102,6 +102,22 @@ def _spread(v: float, sd: float | None) -> str:
     return f"{v:,.0f}" if not sd or not v else f"{v:,.0f} ±{100 * sd / v:.0f} %"
 
 
+def cost_points(rows: list[dict[str, Any]], tip: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
+    """Where a sweep's $ per 1,000 TPM is read: at the tipping point and at
+    the highest step (once where they are the same step); the last step
+    without a tipping point."""
+    if not rows:
+        return []
+    by_vus = {r["vus"]: r for r in rows}
+    if tip is None or tip["vus"] not in by_vus:
+        return [("at the last step", rows[-1])]
+    out = [("at the tipping point", by_vus[tip["vus"]])]
+    top = tip.get("highest_vus")
+    if top is not None and top != tip["vus"] and top in by_vus:
+        out.append(("at the highest", by_vus[top]))
+    return out
+
+
 def db_tables(record: dict[str, Any]) -> Group:
     """A database sweep: per config, one row per virtual-user count — NOPM,
     TPM, the main types' latency, CPU, each pool's IOPS, MB/s and use, and
@@ -147,13 +163,13 @@ def db_tables(record: dict[str, Any]) -> Group:
         if tip is not None:
             word = "tipping point" if tip["reached"] else "no tipping point yet"
             notes.append(f"{word}: {tip['vus']} VUs, {tip['value']:,.0f} {tip['metric'].upper().replace('_', ' ')} — {tip['note']}\n", style="bold")
-        at = next((r for r in rows if tip is not None and r["vus"] == tip["vus"]), rows[-1] if rows else None)
-        if at is not None:
+        for label, at in cost_points(rows, tip):
             if at.get("usd_per_1000_tpm") is not None:
-                notes.append(f"{_usd(at['monthly_cost_usd'])} a month; {_usd(at['usd_per_1000_tpm'])} per 1,000 TPM a month "
-                             f"at {at['vus']} VUs ({at['tpm']:,.0f} TPM)\n", style="bold")
+                notes.append(f"{label}: {_usd(at['usd_per_1000_tpm'])} per 1,000 TPM a month at {at['vus']} VUs "
+                             f"({at['tpm']:,.0f} TPM; {_usd(at['monthly_cost_usd'])} a month)\n", style="bold")
             else:
                 notes.append("monthly cost not known (a price is missing from the catalog, see below): no $ per 1,000 TPM\n", style="yellow")
+                break
         out.append(notes)
     notes = Text()
     inputs = record.get("inputs") or {}
