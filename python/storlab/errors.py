@@ -21,3 +21,8 @@ class EngineError(StorlabError):
 
 class DatabaseError(StorlabError):
     """A database that cannot be reached, started or driven."""
+
+
+class InternalError(StorlabError):
+    """A bug in storlab (a Rust panic caught where work crosses into Rust):
+    printed as one line asking for a report, exit 70 — never the user's fault."""

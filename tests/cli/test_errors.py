@@ -101,3 +101,226 @@ def test_malformed_user_catalog(storlab, scenario, tmp_path):
 def test_usage_error_exits_2(storlab):
     r = storlab("limits")
     assert r.returncode == 2
+
+
+# ---- Adversarial input: each reproducer ends at once, on one line --------
+# These run `storlab` in this process (main(), as the console script does),
+# which is fast; the signal tests (test_signals.py) need a subprocess.
+
+import re
+import signal
+import sys
+
+from conftest import EXAMPLES, R5_LARGE, ROOT
+
+PROFILE = (ROOT / "python" / "storlab" / "profiles" / "tpcc-postgresql.toml").read_text()
+GP2 = '[configs.a]\nhost = "aws/ec2/t3.medium"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp2"\nsize_gib = 100\n'
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """`storlab ARGS` in this process: (exit code, stdout, stderr)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv("STORLAB_CATALOG", raising=False)
+
+    def run(*args: str):
+        from storlab.cli import TERMINATED, main
+
+        monkeypatch.setattr(sys, "argv", ["storlab", *map(str, args)])
+        saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+        try:
+            with pytest.raises(SystemExit) as e:
+                main()
+        finally:
+            for s, h in saved.items():
+                signal.signal(s, h)
+            TERMINATED.clear()
+        out, err = capsys.readouterr()
+        return e.value.code, out, err
+    return run
+
+
+def refused(result, *needles, code=1):
+    """Exit `code`, one clean `error:` line on stderr holding every needle."""
+    rc, out, err = result
+    err = err.strip()
+    assert rc == code, (rc, out[-500:], err[-2000:])
+    assert "Traceback" not in err and "panicked" not in err and "internal error" not in err, err[-2000:]
+    assert len(err.splitlines()) == 1, err[-2000:]
+    assert err.startswith("error: "), err
+    for n in needles:
+        assert n in err, (n, err)
+    return err
+
+
+def test_rate_iops_0_is_refused_at_parse(cli, tmp_path):
+    # fio job of the issue: rate_iops=0 once made simulate allocate 24 GB.
+    (tmp_path / "rate0.fio").write_text("[mix]\nrw=randrw\nbs=8k\nrate_iops=0\nsize=128m\nruntime=3\n")
+    sc = tmp_path / "rate0.toml"
+    sc.write_text('[workload]\nfio = "rate0.fio"\n' + GP2)
+    refused(cli("simulate", sc, "--duration", "5"), "rate0.fio:4: rate_iops: 0", "nearest valid value 1")
+
+
+def _db(tmp_path, name: str, profile_text: str):
+    (tmp_path / f"{name}.toml").write_text(profile_text)
+    sc = tmp_path / f"{name}-sc.toml"
+    sc.write_text(f'[workload.database]\nprofile = "{name}.toml"\nscale = 10\nvus = [1, 2]\nrampup_s = 1\nduration_s = 10\n{R5_LARGE}')
+    return sc
+
+
+@pytest.mark.parametrize("value,nearest", [("inf", "10000000000"), ("nan", "0"), ("-1.0", "0")])
+def test_a_profiles_wal_bytes_out_of_range(cli, tmp_path, value, nearest):
+    text, n = re.subn(r"\nwal_bytes = [0-9.e+]+", f"\nwal_bytes = {value}", PROFILE, count=1)
+    assert n == 1
+    refused(cli("simulate", _db(tmp_path, "wal", text)), "wal.toml", ".wal_bytes:", f"nearest valid value {nearest}")
+
+
+def test_a_profiles_negative_cpu(cli, tmp_path):
+    text, n = re.subn(r"\ncpu_us = [0-9.e+]+", "\ncpu_us = -5", PROFILE, count=1)
+    assert n == 1
+    refused(cli("simulate", _db(tmp_path, "cpu", text)), "cpu.toml", ".cpu_us: -5", "nearest valid value 0")
+
+
+def test_a_profile_syntax_error_is_one_line_with_line_and_column(cli, tmp_path):
+    # `foo = = 3` on line 2: the second '=' at column 7 is where toml stops.
+    text = PROFILE.replace("schema_version = 1", "schema_version = 1\nfoo = = 3", 1)
+    lines = text.splitlines()
+    row = lines.index("foo = = 3") + 1
+    refused(cli("simulate", _db(tmp_path, "syn", text)), "syn.toml", f"line {row} column 7")
+
+
+@pytest.mark.parametrize("value,nearest", [("1e26", "10000000"), ("0", "0.01")])
+def test_an_overlays_latency_out_of_range(cli, tmp_path, value, nearest):
+    cat = tmp_path / "overlay.toml"
+    cat.write_text('[source.mine]\nurl = "measured here"\ndate = "2026-11-28"\nstatus = "secondary"\n\n'
+                   f'[[latency]]\ndevices = ["aws/ebs/gp2"]\nsrc = "mine"\nread_median_us = {value}\nread_p99_us = 2000\n'
+                   'write_median_us = 1000\nwrite_p99_us = 2000\n')
+    sc = tmp_path / "s.toml"
+    sc.write_text('[workload]\nprofile = "cdm-default"\n' + GP2)
+    refused(cli("simulate", sc, "--catalog", cat), "overlay.toml", "read_median_us", f"nearest valid value {nearest}")
+
+
+def test_an_iodepth_beyond_the_budget_is_refused_with_the_numbers(cli):
+    err = refused(cli("simulate", EXAMPLES / "azure-ds4-p30-host-cache.toml", "--iodepth", "1000000000"),
+                  "1000000000 I/Os in flight", "budget of 4194304", "--iodepth")
+    # With --threads 16 every job runs 16 threads: 2^22 slots / 16 = 262144 each.
+    err = refused(cli("simulate", EXAMPLES / "azure-ds4-p30-host-cache.toml", "--iodepth", "1000000000", "--threads", "16"),
+                  "16000000000 I/Os in flight")
+    assert "--iodepth 262144" in err, err
+
+
+@pytest.mark.parametrize("flag,value,nearest", [("--runtime", "nan", "0.001"), ("--interval", "inf", "31536000"),
+                                                ("--runtime", "1e300", "31536000")])
+def test_bench_disk_refuses_non_finite_seconds(cli, tmp_path, flag, value, nearest):
+    refused(cli("bench", "disk", "--path", tmp_path, "--size", "16MiB", flag, value), flag, f"nearest valid value {nearest}")
+
+
+def test_simulate_refuses_an_infinite_period(cli):
+    refused(cli("simulate", EXAMPLES / "azure-ds4-p30-host-cache.toml", "--period", "inf"), "--period")
+
+
+def _record(tmp_path, **fields):
+    r = {"config": "a", "job": "RND4K-Q1T1-read", "iops": 100.0, "bw_bytes_s": 409600.0, "lat_mean_us": 100.0,
+         "lat_p50_us": 90.0, "lat_p90_us": 150.0, "lat_p99_us": 300.0, "lat_p999_us": 500.0, "lat_max_us": 900.0,
+         "binding": "latency"}
+    r.update(fields)
+    rec = {"schema_version": 1, "tool": {"name": "storlab", "version": "0", "git_sha": ""}, "engine": "simulate",
+           "scenario": "s.toml", "seed": 1, "workload": "cdm-default", "results": [r], "series": [], "interrupted": False}
+    import json
+
+    p = tmp_path / "rec.json"
+    p.write_text(json.dumps(rec))
+    return p
+
+
+def test_report_refuses_a_record_with_a_wrong_field_type(cli, tmp_path):
+    p = _record(tmp_path, config=1)
+    refused(cli("report", p, "-o", tmp_path / "r.html"), "rec.json", "results[0].config")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_compare_refuses_negative_rates_and_latencies(cli, tmp_path):
+    p = _record(tmp_path, iops=-5, bw_bytes_s=-1e9, lat_mean_us=-3)
+    refused(cli("compare", p, p), "rec.json", "results[0]", ".iops: -5", "nearest valid value 0")
+
+
+def test_report_refuses_an_empty_record(cli, tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_text('{"schema_version": 1, "results": []}')
+    refused(cli("report", p, "-o", tmp_path / "r.html"), "empty.json", "no results")
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_scenario_ending_in_an_equals_sign(cli, tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text(GP2 + "region =")
+    err = refused(cli("limits", sc), "s.toml:6:")
+    assert len(err.split("s.toml:6:", 1)[1].strip()) > 10, err
+
+
+def test_a_100_kb_key_is_not_echoed_whole(cli, tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text(GP2 + "k" * 100_000 + " = 1\n")
+    err = refused(cli("limits", sc), "s.toml")
+    # the key, with its table path before it, cut to 200 characters and its length
+    assert len(err) < 1000 and re.search(r"k…\(100,0\d\d characters\)", err), err[:300]
+
+
+def test_a_full_disk_names_the_output(cli):
+    # /dev/full: every write fails with ENOSPC, as on a full file system;
+    # a device is written in place, never replaced by a file.
+    import stat
+    from pathlib import Path
+
+    if not Path("/dev/full").is_char_device():
+        pytest.skip("no /dev/full here")
+    sc = EXAMPLES / "aws-t3-gp2-one-vs-five.toml"
+    refused(cli("simulate", sc, "--duration", "1s", "--cloudwatch", "/dev/full"), "/dev/full", "No space left on device")
+    assert stat.S_ISCHR(Path("/dev/full").stat().st_mode)
+
+
+def test_a_full_tmpfs_names_the_report(cli, tmp_path):
+    # A 1 MiB tmpfs holds no report (a report is megabytes): the user is told
+    # which file did not fit. Needs root to mount; skipped where it cannot.
+    import os
+    import subprocess
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        p = _record(tmp_path)
+        refused(cli("report", p, "-o", mnt / "r.html"), str(mnt / "r.html"), "No space left on device")
+        assert not any(mnt.iterdir())
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_bench_disk_on_a_nearly_full_disk_never_suggests_size_0(cli, tmp_path):
+    import os
+    import subprocess
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", str(mnt)],
+                                           capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        err = refused(cli("bench", "disk", "--path", mnt, "--size", "16MiB"), str(mnt), "MiB free")
+        assert "--size 0MiB" not in err and "free some space" in err, err
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def test_emulate_threads_0_is_refused_before_mounting(cli, tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "m").mkdir()
+    refused(cli("emulate", EXAMPLES / "aws-t3-gp2-one-vs-five.toml", "--config", "one-100gib", "--backing", tmp_path / "b",
+                "--mount", tmp_path / "m", "--threads", "0"), "--threads 0", "nearest valid value 1")
+
+
+def test_vus_with_an_empty_count_is_refused(cli, tmp_path):
+    refused(cli("bench", "db", "--dir", tmp_path, "--vus", "1,,2", "--duration", "1"), "--vus '1,,2'")

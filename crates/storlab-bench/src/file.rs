@@ -100,14 +100,13 @@ pub fn check_dir(dir: &Path, size: u64) -> Result<(), BenchError> {
     // Keep 64 MiB spare so the benchmark never fills a file system.
     let need = size + (64 << 20);
     if free < need {
+        let fits = free.saturating_sub(64 << 20) >> 20;
+        // Below 1 MiB there is no test file worth measuring: say so rather
+        // than suggest a size of 0.
+        let fix = if fits >= 1 { format!("use --size {fits}MiB or less") } else { "free some space there or measure another folder".into() };
         return Err(BenchError::Path {
             path: dir.display().to_string(),
-            message: format!(
-                "has {} MiB free, the test file needs {} MiB and 64 MiB spare — use --size {}MiB or less",
-                free >> 20,
-                size >> 20,
-                free.saturating_sub(64 << 20) >> 20
-            ),
+            message: format!("has {} MiB free, the test file needs {} MiB and 64 MiB spare — {fix}", free >> 20, size.div_ceil(1 << 20)),
         });
     }
     Ok(())

@@ -109,13 +109,16 @@ fn off_gil<T: Send + 'static>(
     work: impl FnOnce(&Watch) -> T + Send + 'static,
 ) -> PyResult<(T, bool)> {
     let watch = Arc::new(Watch::default());
-    let (tx, rx) = std::sync::mpsc::channel();
+    let (tx, rx) = std::sync::mpsc::channel::<Result<T, String>>();
     {
         let watch = watch.clone();
         std::thread::Builder::new()
             .name("storlab-work".into())
             .spawn(move || {
-                let _ = tx.send(work(&watch));
+                // A panic is a bug, never the user's: it ends the work and
+                // reaches Python as one InternalError line.
+                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&watch)));
+                let _ = tx.send(out.map_err(|p| panic_text(p.as_ref())));
             })
             .map_err(|e| raise(py, "EngineError", format!("cannot start a worker thread: {e}")))?;
     }
@@ -123,7 +126,8 @@ fn off_gil<T: Send + 'static>(
     let mut stopped = false;
     loop {
         match py.allow_threads(|| rx.lock().expect("receiver lock").recv_timeout(poll)) {
-            Ok(out) => return Ok((out, stopped)),
+            Ok(Ok(out)) => return Ok((out, stopped)),
+            Ok(Err(panic)) => return Err(raise(py, "InternalError", panic)),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 if py.check_signals().is_err() {
                     stopped = true;
@@ -142,6 +146,42 @@ fn off_gil<T: Send + 'static>(
             }
         }
     }
+}
+
+/// Where the last panic happened and what it said, kept by the hook that
+/// `_native` installs in place of Rust's (which prints a backtrace hint
+/// to stderr); `STORLAB_DEBUG=1` keeps Rust's output as well.
+static LAST_PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        }
+        if std::env::var_os("STORLAB_DEBUG").is_some() {
+            default(info);
+        }
+    }));
+}
+
+/// One line for a panic: its message and where it happened.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    let msg = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into());
+    let at = LAST_PANIC.lock().map(|l| l.clone()).unwrap_or_default();
+    format!("{} (at {at})", msg.replace('\n', " "))
+}
+
+/// Seconds from a caller (`--runtime`, `--interval`, `--period`): finite,
+/// at least `min`, at most a year; else ScenarioError with the nearest
+/// valid value.
+fn seconds(py: Python<'_>, flag: &str, v: f64, min: f64) -> PyResult<Duration> {
+    const MAX: f64 = 365.0 * 86400.0;
+    if v.is_finite() && v >= min && v <= MAX {
+        return Ok(Duration::from_secs_f64(v));
+    }
+    let nearest = if v > MAX { MAX } else { min };
+    Err(raise(py, "ScenarioError", format!("{flag} {v}: give seconds from {min} to {MAX} (a year) — nearest valid value {nearest}")))
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
@@ -247,6 +287,9 @@ impl Catalog {
         profiles_dir: Option<String>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
+        if let Some(p) = period_s {
+            seconds(py, "--period", p, 0.001)?;
+        }
         if let Some(d) = duration_s {
             if !(d > 0.0 && d.is_finite()) {
                 return Err(raise(py, "ScenarioError", format!("--duration {d}: give a positive time, e.g. 30s or 10m")));
@@ -313,6 +356,12 @@ fn bench_disk_json(
         }
         (None, None) => return Err(raise(py, "ScenarioError", "give --profile NAME or --job FILE.fio".into())),
     };
+    if let Some(r) = runtime_s {
+        seconds(py, "--runtime", r, 0.001)?;
+    }
+    if let Some(i) = interval_s {
+        seconds(py, "--interval", i, 0.0)?;
+    }
     let opts = storlab_bench::BenchOptions {
         // Presets measure a 1 GiB file unless told; a job file its jobs' `size`.
         size_bytes: size_bytes.or(if preset.is_some() { defaults.size_bytes } else { None }),
@@ -469,10 +518,11 @@ fn db_prepare_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, see
     let (r, stopped) = off_gil(py, Duration::from_millis(250), progress, db_progress_args, move |w| {
         with_db_progress(w, |p| storlab_db::prepare(&db, &wl, seed, loaders, p))
     })?;
-    let load: storlab_record::db::Load = r.map_err(|e| e.to_py(py))?;
+    // Stopped: the loaders' own "interrupted" error is the signal's, not the user's.
     if stopped {
         return Err(PyErr::new::<pyo3::exceptions::PyKeyboardInterrupt, _>("interrupted while loading"));
     }
+    let load: storlab_record::db::Load = r.map_err(|e| e.to_py(py))?;
     Ok(json(&load))
 }
 
@@ -496,11 +546,11 @@ fn db_run_json(
 ) -> PyResult<String> {
     let (db, wl) = (target.inner.clone(), workload.inner.clone());
     let d = storlab_db::RunOptions::default();
-    let secs = |v: Option<f64>, d: Duration| v.map_or(d, |s| Duration::from_secs_f64(s.max(0.0)));
+    let secs = |flag: &str, v: Option<f64>, d: Duration| v.map_or(Ok(d), |s| seconds(py, flag, s, 0.0));
     let opts = storlab_db::RunOptions {
         vus: vus.unwrap_or(d.vus),
-        rampup: secs(rampup_s, d.rampup),
-        duration: secs(duration_s, d.duration),
+        rampup: secs("--rampup", rampup_s, d.rampup)?,
+        duration: secs("--duration", duration_s, d.duration)?,
         seed: seed.unwrap_or(d.seed),
         threads: threads.unwrap_or(d.threads),
         check: check.unwrap_or(d.check),
@@ -578,6 +628,7 @@ fn hammerdb_report_json(py: Python<'_>, record_json: &str, timestamp: &str) -> P
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add_class::<Catalog>()?;
     m.add_class::<DbTarget>()?;
     m.add_class::<DbWorkload>()?;

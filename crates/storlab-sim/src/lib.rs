@@ -78,18 +78,25 @@ pub const MAX_SIZED_IOS: f64 = 1e10;
 /// finish: too many I/Os in flight at once, or a size to cover in too many
 /// I/Os. The message gives the numbers and the option that fixes it.
 pub fn check_budget(file: &str, wl: &Workload) -> Result<(), SimError> {
+    // The largest iodepth every job may take at once (`--iodepth`): the
+    // budget over the most threads that run together.
+    let threads = run_groups(&wl.jobs)
+        .into_iter()
+        .map(|r| wl.jobs[r].iter().filter(|j| j.arrival_iops.is_none()).map(|j| u64::from(j.numjobs.max(1))).sum::<u64>())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let every = (MAX_OUTSTANDING / threads).max(1);
     for run in run_groups(&wl.jobs) {
         let jobs = &wl.jobs[run];
         let outstanding: u64 = jobs.iter().filter(|j| j.arrival_iops.is_none()).map(|j| j.outstanding()).sum();
         if outstanding > MAX_OUTSTANDING {
             let j = jobs.iter().max_by_key(|j| j.outstanding()).expect("a run has a job");
-            let others = outstanding - j.outstanding();
-            let fit = (MAX_OUTSTANDING.saturating_sub(others) / u64::from(j.numjobs.max(1))).max(1);
             return Err(SimError::Budget {
                 file: file.to_string(),
                 what: format!("{outstanding} I/Os in flight at once (job '{}': iodepth {} × numjobs {})", j.name, j.iodepth, j.numjobs),
                 max: format!("{MAX_OUTSTANDING} I/Os in flight"),
-                fix: format!("nearest valid iodepth for job '{}' {fit} (--iodepth {fit})", j.name),
+                fix: format!("lower iodepth or numjobs — every job fits with iodepth {every} (--iodepth {every})"),
             });
         }
         for j in jobs {

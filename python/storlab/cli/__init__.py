@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from storlab.errors import StorlabError
+from storlab.errors import InternalError, StorlabError
 
 app = typer.Typer(
     name="storlab",
@@ -83,15 +83,35 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     signal.signal(signal.SIGHUP, _terminate)
     debug = "--debug" in sys.argv
+    if debug:
+        # Rust's own panic output too (storlab._native keeps it quiet otherwise).
+        import os
+
+        os.environ["STORLAB_DEBUG"] = "1"
     try:
         app()
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         sys.exit(_exit_code(code))
+    except InternalError as e:
+        if debug:
+            raise
+        print(f"error: internal error ({e}) — rerun with --debug and report it", file=sys.stderr)
+        sys.exit(70)
     except StorlabError as e:
         if debug:
             raise
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {_short(str(e))}", file=sys.stderr)
+        sys.exit(1)
+    except OSError as e:
+        # A full disk, a quota, a read-only or refused output: the user's to
+        # fix, named by its path.
+        if debug or e.errno not in _USER_ERRNOS:
+            if debug:
+                raise
+            _internal(e)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{e.strerror or e} — {_USER_ERRNOS[e.errno]}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -99,5 +119,38 @@ def main() -> None:
     except Exception as e:
         if debug:
             raise
-        print(f"error: internal error ({e.__class__.__name__}: {e}) — rerun with --debug and report it", file=sys.stderr)
-        sys.exit(70)
+        _internal(e)
+    except BaseException as e:
+        # pyo3's PanicException (a Rust panic outside the work helper)
+        # derives from BaseException, past `except Exception`.
+        if debug or type(e).__name__ != "PanicException":
+            raise
+        _internal(e)
+
+
+def _short(message: str, longest: int = 200) -> str:
+    """One line, each word of it at most `longest` characters: a 100 kB key
+    echoed back is cut to its start and its length."""
+    import re
+
+    def cut(m: re.Match) -> str:
+        w = m.group(0)
+        return f"{w[:longest]}…({len(w):,} characters)"
+
+    return re.sub(r"\S{%d,}" % (longest + 1), cut, " ".join(message.split()))
+
+
+def _internal(e: BaseException) -> None:
+    text = " ".join(str(e).split())
+    print(f"error: internal error ({e.__class__.__name__}: {text[:500]}) — rerun with --debug and report it", file=sys.stderr)
+    sys.exit(70)
+
+
+#: OS errors on an input or output the user names, with what to do.
+_USER_ERRNOS = {
+    28: "the disk is full: free space there or write elsewhere",  # ENOSPC
+    122: "the disk quota is exceeded: free space there or write elsewhere",  # EDQUOT
+    30: "a read-only file system: write elsewhere",  # EROFS
+    13: "permission denied: write elsewhere or change its permissions",  # EACCES
+    27: "the file would exceed the largest size allowed: write elsewhere",  # EFBIG
+}

@@ -105,10 +105,12 @@ def emulate_cmd(
         raise StorlabError(f"--pool, --backing and --mount pair up in order: got {len(pool or [])} --pool, {len(backing)} --backing, {len(mount)} --mount")
     if initial_credits is not None and not 0 <= initial_credits <= 100:
         raise StorlabError(f"--initial-credits {initial_credits}: a percentage from 0 to 100 — e.g. 50")
-    if not period > 0:
-        raise StorlabError(f"--period {period}: must be positive — e.g. 60")
-    if ram is not None and not ram > 0:
-        raise StorlabError(f"--ram {ram}: GiB of page cache, positive — e.g. 8")
+    if not 0 < period < 1e9:
+        raise StorlabError(f"--period {period}: seconds, positive and finite — e.g. 60")
+    if ram is not None and not 0 < ram < 1e6:
+        raise StorlabError(f"--ram {ram}: GiB of page cache, positive and finite — e.g. 8")
+    if not 1 <= threads <= 1024:
+        raise StorlabError(f"--threads {threads}: FUSE request threads per mount, 1 to 1024 — nearest valid value {max(1, min(1024, threads))}")
     floor: float | None = 0.0
     if floor_us is not None and floor_us.strip().lower() == "auto":
         floor = None  # calibrated by the emulator

@@ -48,6 +48,15 @@ def write_atomically(path: Path, text: str) -> None:
         raise StorlabError(f"{path}: is a folder — give a file name for the output")
     if not path.parent.exists():
         raise StorlabError(f"{path.parent}: no such folder for the output file")
+    if path.exists() and not path.is_file():
+        # A device or a pipe (/dev/stdout, a FIFO): written in place, never
+        # replaced by a file.
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise StorlabError(f"{path}: cannot write the output ({e.strerror or e}) — write it elsewhere") from None
+        return
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as e:
@@ -56,6 +65,9 @@ def write_atomically(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise StorlabError(f"{path}: cannot write the output ({e.strerror or e}) — free space there or write it elsewhere") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,7 +47,7 @@ def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
     if t == "auto":
         return sqrt2_steps(max_vus), True
     try:
-        vus = [int(x) for x in t.split(",") if x.strip()]
+        vus = [int(x) for x in t.split(",")]
     except ValueError:
         raise StorlabError(f"--vus '{text}' — give a count (8), a list (256,362,512) or auto") from None
     if not vus or any(v < 1 for v in vus):
@@ -310,7 +311,10 @@ def bench_db(
             load = _native.db_prepare_json(target, wl, seed=seed, progress=lambda ph, done, total: report(
                 phase="load", done=done, total=total))
         except KeyboardInterrupt:
-            raise StorlabError("interrupted while loading — nothing was measured") from None
+            # Ctrl-C, SIGTERM or SIGHUP: the signal's exit code (130, 143,
+            # 129), not a user error; what was loaded stays for --keep.
+            print("interrupted while loading — nothing was measured", file=sys.stderr)
+            raise
 
         def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
             h0 = dbprofile.host_cpu_now() if recording is not None else None

@@ -69,7 +69,12 @@ def load(path: str | Path) -> Record:
                                    "or a file storlab import reads") from None
             if data is None:
                 raise StorlabError(f"{p}: cannot read the record ({bad.__class__.__name__}: {bad})") from None
-    return from_data(data, str(p))
+    rec = from_data(data, str(p))
+    if not (rec.results or rec.data.get("configs")):
+        # A file given to report or compare with nothing in it is a mistake
+        # to say, not a page of empty charts.
+        raise StorlabError(f"{p}: no results — the record holds nothing to show (an interrupted or empty run?)")
+    return rec
 
 
 def from_data(data: Any, path: str = "<record>") -> Record:
@@ -85,6 +90,7 @@ def from_data(data: Any, path: str = "<record>") -> Record:
         for i, r in enumerate(data["results"]):
             if not isinstance(r, dict) or "config" not in r:
                 raise StorlabError(f"{path}: results[{i}]: no 'config' field — every result names its config")
+        check_run_record(data, path)
     elif isinstance(data.get("configs"), list):
         kind = "limits"
         for i, c in enumerate(data["configs"]):
@@ -95,6 +101,49 @@ def from_data(data: Any, path: str = "<record>") -> Record:
     if not isinstance(data.get("series", []), list):
         raise StorlabError(f"{path}: 'series' is not a list")
     return Record(path=path, data=data, name=Path(path).stem, kind=kind)
+
+
+#: Figures of a result that are physical quantities: a number, 0 or more.
+NON_NEGATIVE = ("iops", "bw_bytes_s", "read_iops", "write_iops", "lat_mean_us", "lat_p50_us", "lat_p90_us",
+                "lat_p99_us", "lat_p999_us", "lat_max_us", "read_lat_mean_us", "write_lat_mean_us", "nopm", "tpm",
+                "vus", "cpu_utilization", "monthly_cost_usd", "usd_per_1000_tpm", "runtime_s", "outstanding")
+
+
+def check_run_record(data: dict[str, Any], path: str) -> None:
+    """A run record, checked before anything reads it: its fields' types by
+    the one record type (storlab-record, through the binding), then its
+    figures against their physical range. Raises naming file, entry and field."""
+    from storlab import _native
+
+    for i, r in enumerate(data["results"]):
+        for key in NON_NEGATIVE:
+            v = r.get(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise StorlabError(f"{path}: results[{i}].{key}: {str(v)[:40]!r} — expected a number")
+            if not (math.isfinite(v) and v >= 0):
+                raise StorlabError(f"{path}: results[{i}] (config {str(r.get('config'))[:60]!r}).{key}: {v} — "
+                                   f"{'a rate' if 'iops' in key or 'bytes' in key else 'a figure'} is a number ≥ 0; nearest valid value 0")
+    if not isinstance(data.get("series", []), list):
+        raise StorlabError(f"{path}: 'series' is not a list")
+    for i, s in enumerate(data.get("series") or []):
+        if not isinstance(s, dict):
+            raise StorlabError(f"{path}: series[{i}]: {str(s)[:40]!r} — expected a table with config, metric, timestamps and values")
+        vals = s.get("values", [])
+        if not isinstance(vals, list) or any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))) for v in vals):
+            raise StorlabError(f"{path}: series[{i}].values: expected a list of numbers")
+        if not isinstance(s.get("timestamps", []), list):
+            raise StorlabError(f"{path}: series[{i}].timestamps: expected a list of times")
+        p = s.get("period_s")
+        if p is not None and (isinstance(p, bool) or not isinstance(p, (int, float)) or not (math.isfinite(p) and p > 0)):
+            raise StorlabError(f"{path}: series[{i}].period_s: {p!r} — a period is a number of seconds above 0, e.g. 60")
+    # The types of the fields it has, by the one record type: what a record
+    # may leave out (older and hand-made ones do) is filled in first.
+    full = {"engine": "simulate", "scenario": None, "seed": 0, "workload": "", "series": [], "interrupted": False, **data}
+    full.pop("tipping_point", None)  # read in either shape (a list, or older records' map)
+    full["results"] = [{"job": "", "binding": "", **r} for r in data["results"]]
+    _native.record_check_json(path, json.dumps(full))
 
 
 def configs(rec: Record) -> list[str]:
