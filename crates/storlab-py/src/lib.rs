@@ -585,6 +585,20 @@ fn db_sweep_done(values: Vec<f64>) -> bool {
     storlab_record::db::auto_sweep_done(&values)
 }
 
+/// A size as storlab reads it everywhere but in fio job files (`64MB`,
+/// `64MiB`, `64m`), in bytes; None if it is not one.
+#[pyfunction]
+fn parse_size_bytes(text: &str) -> Option<u64> {
+    storlab_workload::units::parse_size(text)
+}
+
+/// A duration as storlab reads it everywhere (`30`, `90s`, `2m30s`, `1d`),
+/// in seconds; None if it is not one.
+#[pyfunction]
+fn parse_duration_s(text: &str) -> Option<f64> {
+    storlab_workload::units::parse_duration(text).map(|d| d.as_secs_f64())
+}
+
 /// The JSON schema every run record follows (docs/record.schema.json).
 #[pyfunction]
 fn record_schema_json() -> String {
@@ -637,6 +651,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
     m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
     m.add_function(wrap_pyfunction!(import_record_json, m)?)?;
@@ -676,20 +692,6 @@ fn limits_at_json(py: Python<'_>, catalog: &Catalog, scenario_name: &str, scenar
     use storlab_model::report::{limits_at, Load};
     let load = match (at_iops, at_bytes_s) {
         (Some(v), None) => Load::Iops(v),
-/// A size as storlab reads it everywhere but in fio job files (`64MB`,
-/// `64MiB`, `64m`), in bytes; None if it is not one.
-#[pyfunction]
-fn parse_size_bytes(text: &str) -> Option<u64> {
-    storlab_workload::units::parse_size(text)
-}
-
-/// A duration as storlab reads it everywhere (`30`, `90s`, `2m30s`, `1d`),
-/// in seconds; None if it is not one.
-#[pyfunction]
-fn parse_duration_s(text: &str) -> Option<f64> {
-    storlab_workload::units::parse_duration(text).map(|d| d.as_secs_f64())
-}
-
         (None, Some(v)) => Load::BytesS(v),
         _ => return Err(raise(py, "ScenarioError", "give one load: --at-iops N or --at-mb-s N".into())),
     };
@@ -732,8 +734,6 @@ fn emulate_json(
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = std::sync::mpsc::channel();
     let (stx, srx) = std::sync::mpsc::channel::<String>();
-    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     {
         let stop = stop.clone();
         std::thread::spawn(move || {
