@@ -135,17 +135,17 @@ def db_record_json(
 def db_sweep_done(values: list[float]) -> bool:
     """True when an automatic sweep has gone two steps past its best."""
 
-def record_schema_json() -> str:
-    """The JSON schema every run record follows."""
-
-def record_check_json(name: str, text: str) -> str:
-    """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
 def parse_size_bytes(text: str) -> int | None:
     """A size as storlab reads it outside fio job files (64MB, 64MiB, 64m), in bytes; None if it is not one."""
 
 def parse_duration_s(text: str) -> float | None:
     """A duration as storlab reads it (30, 90s, 2m30s, 1d), in seconds; None if it is not one."""
 
+def record_schema_json() -> str:
+    """The JSON schema every run record follows."""
+
+def record_check_json(name: str, text: str) -> str:
+    """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
 
 def import_record_json(name: str, data: bytes) -> str:
     """Another tool's result file (CrystalDiskMark, fio, HammerDB, sysbench, pgbench, CloudWatch) as a run record; raises ScenarioError naming the line and field."""
