@@ -4,46 +4,14 @@
 //! BurstBalance). Written to a JSON file every period and served in
 //! Prometheus's text format on a loopback port.
 
-use serde::Serialize;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Counters {
-    pub read_ops: f64,
-    pub write_ops: f64,
-    pub read_bytes: f64,
-    pub write_bytes: f64,
-    pub read_time: f64,
-    pub write_time: f64,
-}
-
-impl Counters {
-    pub fn add(&mut self, read: bool, bytes: f64, latency_s: f64) {
-        if read {
-            self.read_ops += 1.0;
-            self.read_bytes += bytes;
-            self.read_time += latency_s;
-        } else {
-            self.write_ops += 1.0;
-            self.write_bytes += bytes;
-            self.write_time += latency_s;
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Series {
-    pub config: String,
-    pub resource: String,
-    pub metric: String,
-    pub unit: String,
-    pub period_s: f64,
-    pub timestamps: Vec<f64>,
-    pub values: Vec<f64>,
-}
+pub use storlab_record::volume::VolumeCounters as Counters;
+pub use storlab_record::Series;
+use storlab_record::volume::{volume_series, volume_value, VOLUME_METRICS};
 
 /// One closed period of one pool.
 #[derive(Debug, Clone, Copy)]
@@ -59,49 +27,14 @@ pub struct Recorder {
     pub rows: Vec<Vec<Row>>,
 }
 
-const METRICS: [(&str, &str); 7] = [
-    ("VolumeReadOps", "Count"),
-    ("VolumeWriteOps", "Count"),
-    ("VolumeReadBytes", "Bytes"),
-    ("VolumeWriteBytes", "Bytes"),
-    ("VolumeTotalReadTime", "Seconds"),
-    ("VolumeTotalWriteTime", "Seconds"),
-    ("VolumeQueueLength", "Count"),
-];
-
-fn value(name: &str, c: &Counters, period: f64) -> f64 {
-    match name {
-        "VolumeReadOps" => c.read_ops,
-        "VolumeWriteOps" => c.write_ops,
-        "VolumeReadBytes" => c.read_bytes,
-        "VolumeWriteBytes" => c.write_bytes,
-        "VolumeTotalReadTime" => c.read_time,
-        "VolumeTotalWriteTime" => c.write_time,
-        // Average requests outstanding: total I/O time over the period.
-        _ => (c.read_time + c.write_time) / period,
-    }
-}
-
 impl Recorder {
     pub fn series(&self) -> Vec<Series> {
-        let ts: Vec<f64> = (0..self.rows.len()).map(|i| i as f64 * self.period_s).collect();
         let mut out = Vec::new();
         for (pi, pool) in self.pools.iter().enumerate() {
-            let mk = |metric: &str, unit: &str, values: Vec<f64>| Series {
-                config: self.config.clone(),
-                resource: pool.clone(),
-                metric: metric.into(),
-                unit: unit.into(),
-                period_s: self.period_s,
-                timestamps: ts.clone(),
-                values,
-            };
-            for (m, u) in METRICS {
-                out.push(mk(m, u, self.rows.iter().map(|r| value(m, &r[pi].c, self.period_s)).collect()));
-            }
-            if self.rows.first().is_some_and(|r| r[pi].burst_balance.is_some()) {
-                out.push(mk("BurstBalance", "Percent", self.rows.iter().map(|r| r[pi].burst_balance.unwrap_or(100.0)).collect()));
-            }
+            let rows: Vec<Counters> = self.rows.iter().map(|r| r[pi].c).collect();
+            let burst = self.rows.first().is_some_and(|r| r[pi].burst_balance.is_some())
+                .then(|| self.rows.iter().map(|r| r[pi].burst_balance.unwrap_or(100.0)).collect());
+            out.extend(volume_series(&self.config, pool, self.period_s, &rows, burst));
         }
         out
     }
@@ -122,7 +55,7 @@ impl Recorder {
     pub fn prometheus(&self) -> String {
         let mut s = String::new();
         let Some(last) = self.rows.last() else { return s };
-        for (m, u) in METRICS.iter().chain([("BurstBalance", "Percent")].iter()) {
+        for (m, u) in VOLUME_METRICS.iter().chain([("BurstBalance", "Percent")].iter()) {
             let name = format!("storlab_{}", m);
             s += &format!("# HELP {name} CloudWatch {m} ({u}) over the last {} s period\n# TYPE {name} gauge\n", self.period_s);
             for (pi, pool) in self.pools.iter().enumerate() {
@@ -132,7 +65,7 @@ impl Recorder {
                         None => continue,
                     }
                 } else {
-                    value(m, &last[pi].c, self.period_s)
+                    volume_value(m, &last[pi].c, self.period_s)
                 };
                 s += &format!("{name}{{config=\"{}\",pool=\"{}\"}} {v}\n", self.config, pool);
             }

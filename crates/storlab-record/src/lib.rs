@@ -19,6 +19,7 @@ pub mod alarms;
 pub mod db;
 pub mod disk;
 pub mod import;
+pub mod volume;
 
 pub use db::{DbJob, DbRun, DbSweep, IoProfile, PoolUse, TxnStats};
 pub use disk::{DirSummary, DiskJob, DiskJobRuns, DiskRun, RunSummary};

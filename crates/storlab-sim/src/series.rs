@@ -9,17 +9,8 @@ use crate::engine::Sink;
 use storlab_model::pacing::{PacerId, PacerSet, Secs};
 
 pub use storlab_record::Series;
+use storlab_record::volume::{volume_series, VolumeCounters as Counters};
 use storlab_record::Stamp;
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Counters {
-    read_ops: f64,
-    write_ops: f64,
-    read_bytes: f64,
-    write_bytes: f64,
-    read_time: f64,
-    write_time: f64,
-}
 
 /// A pool as the sink sees it: its name and the pacers whose buckets make
 /// its BurstBalance.
@@ -94,16 +85,7 @@ impl Sink for SeriesSink {
 
     #[inline]
     fn complete(&mut self, pool: usize, read: bool, bytes: f64, latency_s: f64) {
-        let c = &mut self.counters[pool];
-        if read {
-            c.read_ops += 1.0;
-            c.read_bytes += bytes;
-            c.read_time += latency_s;
-        } else {
-            c.write_ops += 1.0;
-            c.write_bytes += bytes;
-            c.write_time += latency_s;
-        }
+        self.counters[pool].add(read, bytes, latency_s);
     }
 
 }
@@ -127,18 +109,9 @@ impl SeriesSink {
         };
         let p = self.period;
         for (pi, pool) in self.pools.iter().enumerate() {
-            let col = |f: &dyn Fn(&Counters) -> f64| self.rows.iter().map(|r| f(&r[pi])).collect::<Vec<f64>>();
-            out.push(mk(&pool.name, "VolumeReadOps", "Count", col(&|c| c.read_ops)));
-            out.push(mk(&pool.name, "VolumeWriteOps", "Count", col(&|c| c.write_ops)));
-            out.push(mk(&pool.name, "VolumeReadBytes", "Bytes", col(&|c| c.read_bytes)));
-            out.push(mk(&pool.name, "VolumeWriteBytes", "Bytes", col(&|c| c.write_bytes)));
-            out.push(mk(&pool.name, "VolumeTotalReadTime", "Seconds", col(&|c| c.read_time)));
-            out.push(mk(&pool.name, "VolumeTotalWriteTime", "Seconds", col(&|c| c.write_time)));
-            // Average requests outstanding: total I/O time over the period.
-            out.push(mk(&pool.name, "VolumeQueueLength", "Count", col(&|c| (c.read_time + c.write_time) / p)));
-            if !pool.buckets.is_empty() {
-                out.push(mk(&pool.name, "BurstBalance", "Percent", self.balances.iter().map(|b| b[pi].unwrap_or(100.0)).collect()));
-            }
+            let rows: Vec<Counters> = self.rows.iter().map(|r| r[pi]).collect();
+            let burst = (!pool.buckets.is_empty()).then(|| self.balances.iter().map(|b| b[pi].unwrap_or(100.0)).collect());
+            out.extend(volume_series(&self.config, &pool.name, p, &rows, burst));
         }
         if self.rds {
             let sum = |f: &dyn Fn(&Counters) -> f64| self.rows.iter().map(|r| r.iter().map(f).sum::<f64>()).collect::<Vec<f64>>();
