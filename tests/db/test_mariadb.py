@@ -173,6 +173,11 @@ def test_settings_in_force_and_the_insert_storm_with_rows_per_user(storlab, wher
     assert run["rows"] == 900
     assert run["txn"]["insert"]["commits"] == 18
     assert sum(run["per_second"]["rows"]) == 900
+    # Each user's finish, from the window's start: three of them, the last
+    # one when the last commit landed (the window ends with the last user).
+    fin = run["vu_finish_s"]
+    assert len(fin) == 3 and all(f is not None and 0 < f <= run["duration_s"] + 0.01 for f in fin), fin
+    assert abs(max(fin) - run["last_commit_s"]) < 0.05, (fin, run["last_commit_s"])
     # The engine saw the 18 COMMITs (Com_commit), none lost.
     assert run["tpm_source"] == "engine" and run["errors"] == 0
     assert 0.95 <= run["engine_to_client_ratio"] <= 1.05, run
@@ -362,3 +367,11 @@ def test_a_sweep_runs_each_count_with_its_own_rows(storlab, server):
     assert [(r["vus"], r["rows"]) for r in rec["results"]] == [(1, 50), (2, 100), (4, 200)]
     assert [r["txn"]["insert"]["commits"] for r in rec["runs"]] == [5, 10, 20]
     assert rec["tipping_point"] and rec["tipping_point"][0]["vus"] in (1, 2, 4)
+
+
+def test_the_table_says_when_the_users_were_done(storlab, server):
+    dsn = fresh_db(server, "done")
+    r = storlab("bench", "db", "--workload", "insert", "--db", "mysql", "--dsn", dsn, "--vus", "2",
+                "--rows-per-user", "20", "--commit-every", "5", env=PATH)
+    assert r.returncode == 0, r.stderr
+    assert "2 VUs: 2 of 2 users done, the first after " in r.stdout, r.stdout

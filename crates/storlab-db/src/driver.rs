@@ -174,6 +174,9 @@ struct Shared {
     start: Instant,
     /// Nanoseconds from `start` to the last commit inside the window.
     last_commit_ns: AtomicU64,
+    /// Per user, nanoseconds from `start` to when it had nothing left to
+    /// run (0: not done).
+    finished_ns: Vec<AtomicU64>,
     lost: Mutex<Option<String>>,
 }
 
@@ -227,9 +230,12 @@ async fn pause(d: Duration, shared: &Shared, progress: &Progress) {
     }
 }
 
-async fn vu_loop(mut s: Box<dyn Session>, shared: Arc<Shared>, progress: Progress) {
+async fn vu_loop(vu: usize, mut s: Box<dyn Session>, shared: Arc<Shared>, progress: Progress) {
     while !shared.halt.load(Ordering::Relaxed) && !progress.stop.load(Ordering::Relaxed) {
-        let Some(plan) = s.plan() else { break };
+        let Some(plan) = s.plan() else {
+            shared.finished_ns[vu].store((shared.start.elapsed().as_nanos() as u64).max(1), Ordering::Relaxed);
+            break;
+        };
         if !plan.key.is_zero() {
             pause(plan.key, &shared, &progress).await;
             if shared.halt.load(Ordering::Relaxed) || progress.stop.load(Ordering::Relaxed) {
@@ -312,12 +318,13 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         per_second: Mutex::new(Vec::new()),
         start: Instant::now(),
         last_commit_ns: AtomicU64::new(0),
+        finished_ns: (0..o.vus).map(|_| AtomicU64::new(0)).collect(),
         lost: Mutex::new(None),
     });
     let mut tasks = tokio::task::JoinSet::new();
     let spawn_all = |tasks: &mut tokio::task::JoinSet<()>, sessions: Vec<(usize, Box<dyn Session>)>| {
-        for (l, s) in sessions {
-            let user = loops[l].spawn(vu_loop(s, shared.clone(), progress.clone()));
+        for (vu, (l, s)) in sessions.into_iter().enumerate() {
+            let user = loops[l].spawn(vu_loop(vu, s, shared.clone(), progress.clone()));
             tasks.spawn(async move {
                 let _ = user.await;
             });
@@ -421,6 +428,12 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
             0.0
         }
     };
+    let vu_finish_s = if matches!(wl, Workload::Insert(_)) {
+        let w0 = t0.duration_since(shared.start).as_nanos() as u64;
+        shared.finished_ns.iter().map(|f| f.load(Ordering::Relaxed)).map(|ns| (ns > 0).then(|| r3(ns.saturating_sub(w0) as f64 / 1e9))).collect()
+    } else {
+        vec![]
+    };
     let tpcc_opts = match wl {
         Workload::Tpcc(t) => Some(t),
         _ => None,
@@ -455,6 +468,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         lost_connection: lost,
         started_unix_s: r3((std::time::SystemTime::now() - shared.start.elapsed()).duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)),
         last_commit_s,
+        vu_finish_s,
         nopm,
         hammerdb: nopm.map(|n| format!("System achieved {} NOPM from {} {tpm_label} TPM", n as i64, tpm_line as i64)),
         warehouses: tpcc_opts.map(|t| t.warehouses),

@@ -206,6 +206,11 @@ pub struct DbRun {
     pub lost_connection: Option<String>,
     pub started_unix_s: f64,
     pub last_commit_s: f64,
+    /// When each virtual user (in order) had run its last transaction, in
+    /// seconds from the start of the window: the insert storm's users, each
+    /// done with its rows. `null` for a user stopped before it was done.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vu_finish_s: Vec<Option<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nopm: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

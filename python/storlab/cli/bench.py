@@ -311,6 +311,11 @@ def db_cmd(
             if s["metric"] == "RowsInserted":
                 rates = ", ".join(f"{v * 60 / s['period_s']:,.0f}" for v in s["values"])
                 typer.echo(f"{s['resource']}: rows per minute, by {s['period_s']} s: {rates}")
+        for r in rec["runs"]:
+            done = [f for f in r.get("vu_finish_s", []) if f is not None]
+            if done:
+                typer.echo(f"{r['vus']} VUs: {len(done)} of {len(r['vu_finish_s'])} users done, "
+                           f"the first after {min(done):,.1f} s, the last after {max(done):,.1f} s")
         if rec.get("profile"):
             typer.echo(f"profile written to {rec['profile']['path']}")
         for tip in rec.get("tipping_point", []):
