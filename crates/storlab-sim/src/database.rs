@@ -139,6 +139,7 @@ pub fn simulate_database(
     rec.title = sc.title.clone();
     let mut unverified = Vec::new();
     let mut assumptions = Vec::new();
+    let mut speeds = serde_json::Map::new();
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut done_s = 0.0;
     let c = &db.profile.concurrency;
@@ -185,6 +186,7 @@ pub fn simulate_database(
             let missing: Vec<&str> = cost.breakdown.iter().filter(|i| i.usd.is_none()).map(|i| i.item.as_str()).collect();
             warnings.push(format!("config {}: no monthly cost and no $ per 1,000 TPM — {}", dep.name, missing.join("; ")));
         }
+        let speed = crate::db::cpu_speed_ratio(dep, &db.profile);
         let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
         let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
         let cache_bytes = db_memory.unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
@@ -192,7 +194,7 @@ pub fn simulate_database(
         let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
         let gib = |b: f64| b / (1u64 << 30) as f64;
         assumptions.push(format!(
-            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; host CPU speed 1.0 × the recording machine's (no CPU speed figures in the catalog)",
+            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {}",
             dep.name,
             gib(cache_bytes),
             if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
@@ -201,7 +203,21 @@ pub fn simulate_database(
             db.profile.scale_unit,
             (cache_bytes / data_bytes.max(1.0)).min(1.0),
             miss,
+            match speed {
+                Some(r) => format!("host CPU speed {r:.2} × the recording machine's ({} over the profile's machine, {})", dep.host.short(), dep.host.cpu_speed_basis.as_deref().unwrap_or("")),
+                None => "host CPU speed unknown: the recording machine's CPU per transaction, unscaled".to_string(),
+            },
         ));
+        speeds.insert(dep.name.clone(), serde_json::json!(speed.map(|r| round(r, 4))));
+        if speed.is_none() {
+            let (host, own) = (dep.host.cpu_speed_basis.as_deref(), profile_speed_basis(&db.profile));
+            let why = match (host, own) {
+                (None, _) => format!("the catalog has no CPU speed figure for {}", dep.host.id),
+                (Some(_), None) => "the profile records no CPU speed figure for its machine".to_string(),
+                (Some(h), Some(p)) => format!("{} gives its speed as {h}, the profile's machine as {p}", dep.host.id),
+            };
+            warnings.push(format!("config {}: CPU speed not scaled — {why}; each transaction takes the recording machine's CPU time, which is off by the ratio of the two processors' per-core speeds", dep.name));
+        }
         let mut steps: Vec<SweepStep> = Vec::new();
         let mut values: Vec<f64> = Vec::new();
         for (si, &vus) in steps_planned.iter().enumerate() {
@@ -276,6 +292,7 @@ pub fn simulate_database(
             }
         }))),
         ("metric", serde_json::json!(metric)),
+        ("cpu_speed_ratio", serde_json::Value::Object(speeds)),
         ("assumptions", serde_json::json!(assumptions)),
     ] {
         inputs.insert(k.to_string(), v);
@@ -288,6 +305,11 @@ pub fn simulate_database(
     rec.inputs = Some(inputs);
     rec.extra = Some(RecordExtra::Sim(SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
     Ok(rec)
+}
+
+/// The basis of the profile machine's CPU speed figure, where it has one.
+fn profile_speed_basis(p: &storlab_workload::profile::Profile) -> Option<&str> {
+    p.provenance.get("machine")?.as_table()?.get("cpu_speed_basis")?.as_str()
 }
 
 /// Each pool's use in the record's columns (rounded as the tables print).

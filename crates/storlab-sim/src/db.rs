@@ -5,7 +5,8 @@
 //! 0. spends the profile's time outside the server (the client's round
 //!    trip, measured at one user on the recording machine) — a delay, no CPU;
 //! 1. takes CPU on the host's vCPUs — a multi-server station, first come
-//!    first served — for `cpu_us` × the host's relative CPU speed × the USL
+//!    first served — for `cpu_us` ÷ the host's CPU speed over the recording
+//!    machine's (`cpu_speed_ratio`; 1 where either has no figure) × the USL
 //!    factor at N users (the profile's contention and coherency), so
 //!    throughput falls past the profile's peak; as it starts on a vCPU it
 //!    locks the type's hot rows (`row_locks`: TPC-C's warehouse and district
@@ -63,9 +64,17 @@ pub const FLUSHER_PERIOD_S: f64 = 5.0;
 /// Share of host memory left to the database's cache when none is given
 /// (the rest: the OS, connections, work memory).
 pub const DB_MEMORY_SHARE: f64 = 0.75;
-/// The host's CPU speed relative to the recording machine. The catalog has
-/// no CPU speed figures yet, so every host counts as the recording machine.
-pub const HOST_CPU_SPEED: f64 = 1.0;
+/// The host's per-core CPU speed over the recording machine's: the host's
+/// `cpu_speed` (catalog) over the profile's `provenance.machine.cpu_speed`,
+/// where both are given on the same `cpu_speed_basis`. None otherwise: the
+/// caller flags the host and runs the recorded CPU unscaled.
+pub fn cpu_speed_ratio(dep: &Deployment, profile: &Profile) -> Option<f64> {
+    let machine = profile.provenance.get("machine")?.as_table()?;
+    let own = machine.get("cpu_speed").and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))?;
+    let basis = machine.get("cpu_speed_basis")?.as_str()?;
+    let host = dep.host.cpu_speed?;
+    (dep.host.cpu_speed_basis.as_deref() == Some(basis) && own > 0.0 && host > 0.0).then_some(host / own)
+}
 const PAGE: f64 = 8192.0;
 const MAX_LOG_WRITE: f64 = 1048576.0;
 /// When the data write-back starts, when a scenario does not say: 0, a
@@ -399,7 +408,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let outside = profile.outside_us_at(f64::from(p.vus)) * 1e-6;
     // A flush's own CPU, taken out of the writing transactions' CPU.
     let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
-    let flush_cpu = flush_cpu_us * 1e-6 * HOST_CPU_SPEED;
+    // A faster core takes less time for the same transaction.
+    let speed = cpu_speed_ratio(dep, profile).unwrap_or(1.0);
+    let flush_cpu = flush_cpu_us * 1e-6 / speed;
     let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
@@ -602,7 +613,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                     usl_sum += usl;
                     usl_n += 1;
                 }
-                let demand = (tp.cpu_us - flush_cpu_us * tp.commits).max(0.0) * 1e-6 * HOST_CPU_SPEED * usl;
+                let demand = (tp.cpu_us - flush_cpu_us * tp.commits).max(0.0) * 1e-6 / speed * usl;
                 cpu_demand[v] = demand;
                 cpu_queue.push_back((v, t, demand));
             } else if vu.cpu_pending {
