@@ -210,7 +210,7 @@ class _Line:
 @app.command("db")
 def db_cmd(
     workload: str = typer.Option("tpcc", "--workload", help="tpcc (TPROC-C, HammerDB's way), insert (the insert storm) or a workload file FILE.toml (docs/db.md)."),
-    db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), managed-mariadb (a MariaDB server storlab runs in --dir), mysql (a MySQL or MariaDB server named by --dsn), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), managed-mariadb (a MariaDB server storlab runs in --dir; mariadbd from PATH or STORLAB_MARIADB_BIN), mysql (a MySQL or MariaDB server named by --dsn), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
     dsn: Optional[str] = typer.Option(None, "--dsn", help="With --db mysql: mysql://USER@HOST:PORT/DB; the password from MYSQL_PWD or ~/.my.cnf, never printed."),
     dir: Optional[Path] = typer.Option(None, "--dir", help="Folder for the SQLite file or the managed cluster's data directory."),
     warehouses: int = typer.Option(1, "--warehouses", help="TPC-C warehouses (about 100 MB each)."),
