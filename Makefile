@@ -95,5 +95,14 @@ bench: install ## Run the benchmarks beside their peers (an hour or more; rows o
 	$(BIN)/python bench/db_accuracy.py --record
 	$(BIN)/python bench/db_accuracy.py --emulated --no-local --rampup 30 --duration 60 --emu-setting shared_buffers=320MB --emu-options="--floor-us auto"
 
+# The fuzz targets (crates/*/tests/fuzz.rs, tests/fuzz/) run a bounded
+# number of inputs in `make test`; here FUZZ_CASES per Rust target and
+# FUZZ_EXAMPLES per hypothesis test, each input read or refused on one line.
+FUZZ_CASES ?= 200000
+FUZZ_EXAMPLES ?= 20000
+fuzz: install ## Fuzz every input format for longer (FUZZ_CASES, FUZZ_EXAMPLES; counts on stderr)
+	STORLAB_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p storlab-workload -p storlab-model -p storlab-record --test fuzz -- --nocapture
+	HYPOTHESIS_PROFILE=fuzz STORLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -p no:xdist tests/fuzz --hypothesis-show-statistics
+
 clean: ## Remove the venv, build outputs and stamps
 	rm -rf $(VENV) $(STAMPS) target python/storlab/*.so

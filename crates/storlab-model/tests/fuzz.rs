@@ -8,7 +8,7 @@ mod common;
 #[path = "../../storlab-workload/tests/fuzzing/mod.rs"]
 mod fuzzing;
 
-use fuzzing::{fuzz, one_line};
+use fuzzing::{fuzz, fuzz_n, one_line};
 use storlab_model::catalog::LATENCY_RANGE_US;
 use storlab_model::Catalog;
 
@@ -66,7 +66,9 @@ fn fuzz_catalog_overlays() {
         .collect();
     let local = shipped.iter().find(|(n, _)| n == "local.toml").map(|(_, t)| t.clone()).unwrap();
     let local: &'static str = Box::leak(local.into_boxed_str());
-    fuzz("overlay", &[OVERLAY, local], 100, |text| {
+    // Each case loads the whole catalog: a fiftieth of the cases asked for.
+    let n = if std::env::var_os("STORLAB_FUZZ_CASES").is_some() { fuzzing::cases(0) / 50 } else { 100 };
+    fuzz_n("overlay", &[OVERLAY, local], n, |text| {
         let files = shipped.iter().filter(|(n, _)| n != "local.toml" || !text.contains("[[device]]")).map(|(n, t)| (n.as_str(), t.as_str()));
         match Catalog::from_sources(files.chain([("overlay.toml", text)])) {
             Err(e) => one_line(e),

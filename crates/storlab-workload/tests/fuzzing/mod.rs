@@ -96,7 +96,12 @@ pub fn seed() -> u64 {
 /// Runs `check` on `n` mutations of the seeds; panics naming the first
 /// input that panicked or broke a rule. Prints the count (for `make fuzz`).
 pub fn fuzz(name: &str, seeds: &[&str], default: usize, check: impl Fn(&str) -> Result<(), String>) {
-    let n = cases(default);
+    fuzz_n(name, seeds, cases(default), check)
+}
+
+/// `fuzz` with the number of cases given (a slow target takes a share of
+/// `STORLAB_FUZZ_CASES`).
+pub fn fuzz_n(name: &str, seeds: &[&str], n: usize, check: impl Fn(&str) -> Result<(), String>) {
     let mut rng = Rng(seed() ^ (name.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let (mut read, mut refused) = (0u64, 0u64);
     for i in 0..n {

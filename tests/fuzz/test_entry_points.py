@@ -1,0 +1,179 @@
+"""Fuzzing what the CLI calls: scenario text into the catalog's limits and
+simulate, run records into report and compare's reader, option strings
+into their parsers. Each input is read or refused with a StorlabError on
+one non-empty line — never another exception, never a panic."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from storlab import _native
+from storlab.errors import InternalError, StorlabError
+
+# A bounded run in `make test` (profile `default`); many more inputs with
+# `make fuzz` (profile `fuzz`: STORLAB_FUZZ_EXAMPLES per test).
+settings.register_profile("default", max_examples=150, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", max_examples=int(os.environ.get("STORLAB_FUZZ_EXAMPLES", "20000")), deadline=None,
+                          suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Numbers as users (and fuzzers) write them.
+NUMBERS = st.one_of(
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0, -1, 1, 0.5, 1e308, 1e26, 4294967296, 2**63, -0.0]),
+)
+TOML_VALUES = st.one_of(
+    NUMBERS.map(lambda x: repr(x).replace("inf", "inf").replace("nan", "nan") if isinstance(x, float) else str(x)),
+    st.text(max_size=20).map(json.dumps),
+    st.sampled_from(["true", "[]", "{}", '""', "[1, 2]", '"aws/ebs/gp2"', '"azure/premium-ssd/P30"', "", "="]),
+)
+
+
+def clean(e: BaseException) -> None:
+    """A refusal: a StorlabError (not an internal one) with one non-empty line."""
+    assert isinstance(e, StorlabError) and not isinstance(e, InternalError), repr(e)
+    msg = str(e)
+    assert msg.strip() and "\n" not in msg, repr(msg)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    from storlab.api import open_catalog
+
+    return open_catalog(None)[0]
+
+
+BASE = {
+    "host": '"aws/ec2/m5.4xlarge"', "device": '"aws/ebs/gp3"', "size_gib": "500", "iops": "6000",
+    "throughput_mib_s": "250", "count": "2", "layout": '"stripe"', "stripe_kib": "64", "role": '"data"',
+}
+
+
+@st.composite
+def scenarios(draw):
+    fields = dict(BASE)
+    for k in draw(st.lists(st.sampled_from(sorted(BASE)), max_size=4)):
+        fields[k] = draw(TOML_VALUES)
+    extra = draw(st.sampled_from(["", "title = \"t\"\n", "region = \"aws/us-east-1\"\n", "region =", "as_of = \"2018-08-29\"\n"]))
+    pool = "".join(f"{k} = {v}\n" for k, v in fields.items() if k != "host")
+    return f"{extra if not extra.startswith('region =') else ''}[configs.a]\nhost = {fields['host']}\n[[configs.a.pools]]\n{pool}" + (extra if extra == "region =" else "")
+
+
+@given(scenarios())
+def test_limits_reads_or_refuses_any_scenario(catalog, text):
+    try:
+        json.loads(catalog.limits_json("s.toml", text))
+    except BaseException as e:  # noqa: BLE001 — a panic is a BaseException
+        clean(e)
+
+
+JOBS = st.fixed_dictionaries({}, optional={
+    "rw": st.sampled_from(['"randread"', '"write"', '"randrw"', '"bogus"', "1"]),
+    "bs": st.sampled_from(['"4k"', '"1m"', '"0"', '"1e30"', '"-4k"', "4096", '"16KiB"']),
+    "iodepth": TOML_VALUES, "numjobs": TOML_VALUES, "rate_iops": TOML_VALUES, "arrival_iops": TOML_VALUES,
+    "runtime_s": TOML_VALUES, "size": st.sampled_from(['"64m"', '"1g"', '"0"', '"99999999999999p"']),
+    "thinktime_us": TOML_VALUES, "loops": TOML_VALUES,
+})
+
+
+@given(JOBS, st.sampled_from([None, 0, 1, 7, 10**9, 2**31]), st.sampled_from([None, 1e-6, 0.5, 5.0, math.inf, math.nan, -1.0]))
+def test_simulate_reads_or_refuses_any_inline_job(catalog, job, iodepth, duration):
+    job.setdefault("rw", '"randread"')
+    text = ("[workload]\n[[workload.jobs]]\n" + "".join(f"{k} = {v}\n" for k, v in job.items())
+            + '[configs.a]\nhost = "aws/ec2/t3.medium"\n[[configs.a.pools]]\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n')
+    kw = {"iodepth": iodepth} if iodepth is not None else {}
+    # Bounded simulated time: at most 0.5 s of it for any job that is read.
+    if duration is not None:
+        kw["duration_s"] = duration
+    else:
+        kw["duration_s"] = 0.5
+    try:
+        rec = json.loads(catalog.simulate_json("s.toml", text, "/nonexistent", **kw))
+    except OverflowError:
+        return  # a Python int beyond u32 for iodepth: pyo3 refuses it before Rust
+    except BaseException as e:  # noqa: BLE001
+        clean(e)
+        return
+    for r in rec["results"]:
+        assert r["iops"] >= 0 and math.isfinite(r["iops"]), r
+
+
+def _record() -> dict:
+    r = {"config": "a", "job": "RND4K-Q1T1-read", "iops": 100.0, "bw_bytes_s": 409600.0, "lat_mean_us": 100.0,
+         "lat_p50_us": 90.0, "lat_p90_us": 150.0, "lat_p99_us": 300.0, "lat_p999_us": 500.0, "lat_max_us": 900.0,
+         "binding": "latency"}
+    return {"schema_version": 1, "tool": {"name": "storlab", "version": "0", "git_sha": ""}, "engine": "simulate",
+            "scenario": "s.toml", "seed": 1, "workload": "cdm-default", "results": [r],
+            "series": [{"config": "a", "resource": "pool all", "metric": "VolumeReadOps", "unit": "Count",
+                        "period_s": 60, "timestamps": [0.0, 60.0], "values": [6000.0, 6000.0]}]}
+
+
+JSON_VALUES = st.one_of(st.none(), st.booleans(), NUMBERS, st.text(max_size=10), st.just([]), st.just({}))
+PATHS = st.sampled_from([("results", 0, "config"), ("results", 0, "iops"), ("results", 0, "lat_p99_us"),
+                         ("results", 0, "bw_bytes_s"), ("results", 0, "job"), ("results", 0), ("results",),
+                         ("series", 0, "values"), ("series", 0, "period_s"), ("series", 0), ("schema_version",),
+                         ("engine",), ("seed",), ("series",), ("results", 0, "vus"), ("results", 0, "nopm")])
+
+
+@given(st.lists(st.tuples(PATHS, JSON_VALUES), min_size=1, max_size=4))
+def test_report_reader_reads_or_refuses_any_record(changes):
+    from storlab.report.records import assign_labels, configs, from_data
+
+    data = _record()
+    for path, value in changes:
+        node = data
+        try:
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = copy.deepcopy(value)
+        except (KeyError, IndexError, TypeError):
+            continue
+    try:
+        rec = from_data(json.loads(json.dumps(data)), "r.json")
+    except BaseException as e:  # noqa: BLE001
+        clean(e)
+        return
+    assign_labels([rec])
+    for c in configs(rec):
+        assert isinstance(c, str)
+    for r in rec.results:
+        for k in ("iops", "bw_bytes_s", "lat_mean_us", "lat_p99_us"):
+            v = r.get(k)
+            assert v is None or (math.isfinite(v) and v >= 0), (k, v)
+
+
+@given(st.text(alphabet="0123456789,auto -.x", max_size=20), st.integers(min_value=1, max_value=4096))
+def test_vus_reads_or_refuses_any_list(text, max_vus):
+    from storlab.db.runner import parse_vus
+
+    try:
+        vus, _ = parse_vus(text, max_vus)
+    except BaseException as e:  # noqa: BLE001
+        clean(e)
+        return
+    assert vus and all(v >= 1 for v in vus)
+    assert len([x for x in text.split(",")]) == len(vus) or text.strip().lower() == "auto"
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True), st.floats(allow_nan=True, allow_infinity=True))
+def test_bench_disk_seconds_read_or_refused(tmp_path_factory, runtime, interval):
+    # Only the refusals run here: a valid pair would measure the disk.
+    ok = lambda v, lo: math.isfinite(v) and lo <= v <= 365 * 86400  # noqa: E731
+    if ok(runtime, 0.001) and ok(interval, 0.0):
+        return
+    try:
+        _native.bench_disk_json(str(tmp_path_factory.getbasetemp()), size_bytes=1 << 20, profile="cdm-default",
+                                engine="null", runtime_s=runtime, interval_s=interval)
+    except BaseException as e:  # noqa: BLE001
+        clean(e)
+        return
+    raise AssertionError(f"--runtime {runtime} --interval {interval} was run")
