@@ -93,8 +93,9 @@ def run(*args: str, env: dict | None = None, cwd: Path | None = None, timeout: f
     out, err = io.StringIO(), io.StringIO()
     code = 0
     try:
+        fresh = _env(env)
         os.environ.clear()
-        os.environ.update(_env(env))
+        os.environ.update(fresh)
         if cwd is not None:
             os.chdir(cwd)
         sys.argv = ["storlab", *args]
