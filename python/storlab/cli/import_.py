@@ -95,7 +95,7 @@ def import_table(rec: dict[str, Any]) -> Table:
     from storlab.cli.out import latency, mb_s
 
     t = Table(title=f"{rec['tool']['name']}: {rec['workload']}  (MB/s: 10^6 bytes a second)")
-    for c in ("config", "job", "IOPS", "MB/s", "latency mean", "p99", "in flight", "binding"):
+    for c in ("config", "job", "IOPS (NOPM, TPM)", "MB/s", "latency mean", "p99", "in flight", "binding"):
         t.add_column(c, justify="left" if c in ("config", "job", "binding") else "right", no_wrap=c == "job", overflow="fold")
     for r in rec["results"]:
         if "iops" in r:
@@ -133,7 +133,7 @@ def series_table(rec: dict[str, Any]) -> Table:
 
 @app.command("import")
 def import_cmd(
-    files: list[Path] = typer.Argument(..., help="Result files: CrystalDiskMark 6/7/8 text exports, fio --output-format=json/json+, HammerDB hammerdb-job-report-v1 JSON, sysbench or pgbench final reports, CloudWatch get-metric-data JSON or console CSV."),
+    files: list[Path] = typer.Argument(..., help="Result files: CrystalDiskMark 6/7/8 text exports, fio --output-format=json/json+, HammerDB hammerdb-job-report-v1 JSON, sysbench or pgbench final reports, or CloudWatch get-metric-data JSON."),
     output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write the run record (JSON) to this file, for report, compare and calibrate."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON instead of the table."),
 ) -> None:
@@ -174,4 +174,6 @@ def import_cmd(
         notes.append("interrupted: the tool's run was stopped; the rows above are what it measured\n", style="yellow")
     if output is not None:
         notes.append(f"record written to {output}\n", style="dim")
-    con.print(notes, end="")
+    notes.rstrip()
+    if notes.plain:
+        con.print(notes)
