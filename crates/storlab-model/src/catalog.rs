@@ -842,6 +842,9 @@ pub struct HostSpec {
     pub cpu_speed: Option<Num>,
     #[serde(default)]
     pub cpu_speed_basis: Option<String>,
+    /// The processor behind the vCPUs, as the vendor names it.
+    #[serde(default)]
+    pub cpu: Option<CpuSpec>,
     #[serde(default)]
     pub instance_store: Option<InstanceStore>,
     #[serde(default)]
@@ -854,6 +857,19 @@ pub struct HostSpec {
     pub known_from: Option<Dated>,
     #[serde(default)]
     pub history: Vec<HostPeriod>,
+}
+
+/// A host's processor: the vendor's model name and generation, with the
+/// sustained all-core clock where the vendor publishes one.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSpec {
+    pub model: String,
+    #[serde(default)]
+    pub generation: Option<String>,
+    #[serde(default)]
+    pub all_core_ghz: Option<Num>,
+    pub src: String,
 }
 
 /// One priced component: `usd` per `unit` of `item` in `region`, for the
@@ -1043,6 +1059,11 @@ impl Catalog {
                 }
             }
             self.check_history(&file, id, h.known_from.as_ref(), &h.history)?;
+            if let Some(c) = &h.cpu {
+                if !self.sources.contains_key(&c.src) {
+                    return Err(self.unknown_source(&file, id, &c.src));
+                }
+            }
             if let Some(store) = &h.instance_store {
                 if !self.devices.contains_key(&store.device) {
                     return Err(ModelError::UnknownId {
