@@ -26,7 +26,7 @@ fn period_lookup_takes_from_inclusive_and_until_exclusive() {
 
 fn gp2_3400(date: Option<&str>) -> String {
     let as_of = date.map(|d| format!("as_of = \"{d}\"\n")).unwrap_or_default();
-    format!("{as_of}[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 3400\n")
+    format!("{as_of}[configs.a]\nhost = \"aws/ec2/m5.xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 3400\n")
 }
 
 const MIB: f64 = 1024.0 * 1024.0;
@@ -73,10 +73,10 @@ fn dated_catalog_wins_over_the_scenario() {
 // before is refused with that date.
 #[test]
 fn a_device_before_the_catalog_knows_it_is_refused_with_the_first_date() {
-    let sc = "as_of = \"2018-08-29\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n";
+    let sc = "as_of = \"2018-08-29\"\n[configs.a]\nhost = \"aws/ec2/m5.xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n";
     let e = storlab_model::limits(&catalog(), "s.toml", sc).unwrap_err().to_string();
     assert!(e.contains("2020-12-01") && e.contains("aws/ebs/gp3") && e.contains("s.toml"), "{e}");
-    let bad = "as_of = \"2018-8-29\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\n";
+    let bad = "as_of = \"2018-8-29\"\n[configs.a]\nhost = \"aws/ec2/m5.xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\n";
     let e = storlab_model::limits(&catalog(), "s.toml", bad).unwrap_err().to_string();
     assert!(e.contains("YYYY-MM-DD") && e.contains("as_of"), "{e}");
 }
@@ -95,7 +95,7 @@ fn gp3_in_2022_takes_at_most_16000_iops() {
 // (user guide of 2018-02-02).
 #[test]
 fn io1_in_2018_takes_at_most_32000_iops() {
-    let sc = |iops: u32| format!("as_of = \"2018-06-01\"\n[configs.a]\nhost = \"aws/ec2/r5dn.24xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/io1\"\nsize_gib = 2000\niops = {iops}\n");
+    let sc = |iops: u32| format!("as_of = \"2018-09-01\"\n[configs.a]\nhost = \"aws/ec2/m5.xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/io1\"\nsize_gib = 2000\niops = {iops}\n");
     assert!(storlab_model::limits(&catalog(), "s.toml", &sc(40000)).is_err());
     let r = storlab_model::limits(&catalog(), "s.toml", &sc(32000)).unwrap();
     assert_eq!(r.configs[0].pools[0].baseline_bytes_s, 500.0 * MIB);
@@ -120,4 +120,24 @@ fn catalog_refuses_malformed_histories() {
     assert!(e.contains("history[0].until"), "{e}");
     let e = with_history("[[device.history]]\nfrom = \"2018-01-01\"\nuntil = \"2019-01-01\"\nsrc = \"nope\"\n").unwrap_err().to_string();
     assert!(e.contains("nope"), "{e}");
+}
+
+// EC2 user guide, EBSOptimized.md of 2018-08-04: r5.large 480 Mbps baseline
+// (60 MB/s) and 3,500 Mbps burst (437.5 MB/s); from the version of
+// 2019-12-04, 650 and 4,750 Mbps (81.25 and 593.75 MB/s). r5dn.24xlarge is
+// first listed 2019-11-04: a date before it is refused with that date.
+#[test]
+fn instance_ebs_limits_follow_their_dates() {
+    let sc = |d: &str, host: &str| format!("as_of = \"{d}\"\n[configs.a]\nhost = \"aws/ec2/{host}\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 1000\n");
+    let cat = catalog();
+    let old = storlab_model::limits(&cat, "s.toml", &sc("2018-08-29", "r5.large")).unwrap();
+    let b = old.configs[0].host_burst.as_ref().expect("r5.large bursts");
+    assert_eq!((b.baseline_bytes_s, b.burst_bytes_s), (60e6, 437.5e6));
+    let r = old.configs[0].rules_applied.iter().find(|r| r.id == "aws/ec2/r5.large").unwrap();
+    assert_eq!(r.until.as_deref(), Some("2019-12-04"));
+    let now = storlab_model::limits(&cat, "s.toml", &sc("2020-01-01", "r5.large")).unwrap();
+    let b = now.configs[0].host_burst.as_ref().unwrap();
+    assert_eq!((b.baseline_bytes_s, b.burst_bytes_s), (81.25e6, 593.75e6));
+    let e = storlab_model::limits(&cat, "s.toml", &sc("2018-08-29", "r5dn.24xlarge")).unwrap_err().to_string();
+    assert!(e.contains("2019-11-04") && e.contains("host"), "{e}");
 }
