@@ -48,7 +48,8 @@ use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
 use serde::Serialize;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use crate::queue::EventQueue;
+use std::collections::{HashMap, VecDeque};
 use storlab_model::deployment::Deployment;
 use storlab_model::pacing::{PacerId, Secs, Stages};
 use storlab_model::resources::{IoClass, PoolPlan, Resource};
@@ -315,11 +316,6 @@ impl Path {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Event {
-    t_bits: u64,
-    who: u32,
-}
 const FLUSH: u32 = u32::MAX;
 /// The log writer's CPU for a flush is done: the write goes to the device.
 const FLUSH_CPU: u32 = u32::MAX - 1;
@@ -488,8 +484,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut counts = vec![0u64; profile.transactions.len()];
     let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
     let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0, cpu_pending: false, on_cpu: false }; n];
-    let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::new();
-    let push = |heap: &mut BinaryHeap<std::cmp::Reverse<Event>>, t: f64, who: u32| heap.push(std::cmp::Reverse(Event { t_bits: t.to_bits(), who }));
+    // Events are the user (its index), or FLUSH, FLUSH_CPU, WRITEBACK.
+    let mut heap: EventQueue<u32> = EventQueue::with_capacity(p.vus as usize + 4);
+    let push = |heap: &mut EventQueue<u32>, t: f64, who: u32| heap.push(Secs(t), who);
     // Group commit: the commits waiting for the next flush, and those the
     // flush in progress serves (VU, WAL bytes).
     let mut waiting: Vec<(usize, f64)> = Vec::new();
@@ -535,8 +532,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         }
     };
 
-    while let Some(std::cmp::Reverse(Event { t_bits, who })) = heap.pop() {
-        let t = f64::from_bits(t_bits);
+    while let Some((Secs(t), who)) = heap.pop() {
         if t > w1 {
             break;
         }

@@ -8,7 +8,7 @@
 use crate::dist::ServiceTime;
 use storlab_stats::Histogram;
 use crate::rng::Rng;
-use std::collections::BinaryHeap;
+use crate::queue::EventQueue;
 use storlab_model::pacing::{PacerId, PacerSet, Secs, Stages};
 use storlab_model::resources::{IoClass, PoolPlan};
 use storlab_workload::Job;
@@ -46,22 +46,13 @@ pub struct Latencies {
     pub flush: Option<ServiceTime>,
 }
 
-/// A completion: the time's bit pattern (for non-negative f64 it orders as
-/// the number does, and integer compares are cheaper), then the job and the
-/// slot, so ties resolve the same way on every run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Event {
-    t_bits: u64,
-    job: u32,
-    slot: u32,
-}
+/// A completion's key after its time: the job and the slot, so ties resolve
+/// the same way on every run.
+type Event = (u32, u32);
 
-impl Event {
-    #[inline]
-    fn new(t: f64, job: usize, slot: usize) -> Event {
-        debug_assert!(t >= 0.0);
-        Event { t_bits: t.to_bits(), job: job as u32, slot: slot as u32 }
-    }
+#[inline]
+fn event(job: usize, slot: usize) -> Event {
+    (job as u32, slot as u32)
 }
 
 /// What one job measured.
@@ -262,26 +253,25 @@ pub fn run_jobs<S: Sink>(
     }
     let start = st.now.0;
     let mut runs: Vec<Run> = specs.iter().map(|s| Run::new(s, start)).collect();
-    let mut heap: BinaryHeap<std::cmp::Reverse<Event>> = BinaryHeap::with_capacity(runs.iter().map(|r| r.slots() + 1).sum());
+    let mut heap: EventQueue<Event> = EventQueue::with_capacity(runs.iter().map(|r| r.slots() + 1).sum());
     let mut stopped = false;
     let mut events: u64 = 0;
 
     for (j, r) in runs.iter_mut().enumerate() {
         if r.open {
-            heap.push(std::cmp::Reverse(Event::new(start, j, ARRIVAL as usize)));
+            heap.push(Secs(start), event(j, ARRIVAL as usize));
         }
         for slot in 0..r.slots() {
             if r.bytes_done() {
                 break;
             }
             let done = r.issue(st, &mut rngs[j], slot, start);
-            heap.push(std::cmp::Reverse(Event::new(done, j, slot)));
+            heap.push(Secs(done), event(j, slot));
         }
     }
     // The next completion is always the heap's top; the slot's next I/O
     // usually replaces it in place (one sift-down instead of a pop and a push).
-    while let Some(&std::cmp::Reverse(Event { t_bits, job, slot })) = heap.peek() {
-        let done = f64::from_bits(t_bits);
+    while let Some((Secs(done), (job, slot))) = heap.peek() {
         let j = job as usize;
         let r = &mut runs[j];
         let rng = &mut rngs[j];
@@ -293,9 +283,7 @@ pub fn run_jobs<S: Sink>(
                 continue;
             }
             let next = done - rng.f64().max(f64::MIN_POSITIVE).ln() * r.arrival_gap.unwrap_or(0.0);
-            if let Some(mut top) = heap.peek_mut() {
-                *top = std::cmp::Reverse(Event::new(next, j, ARRIVAL as usize));
-            }
+            heap.replace_top(Secs(next), event(j, ARRIVAL as usize));
             let s = match r.free.pop() {
                 Some(s) => Some(s as usize),
                 None if r.issued_at.len() < MAX_OPEN_IOS => {
@@ -308,7 +296,7 @@ pub fn run_jobs<S: Sink>(
             match s {
                 Some(s) => {
                     let t = r.issue(st, rng, s, done);
-                    heap.push(std::cmp::Reverse(Event::new(t, j, s)));
+                    heap.push(Secs(t), event(j, s));
                 }
                 None => r.out.dropped += 1,
             }
@@ -353,9 +341,7 @@ pub fn run_jobs<S: Sink>(
             continue;
         }
         let t = r.issue(st, rng, slot, next_t);
-        if let Some(mut top) = heap.peek_mut() {
-            *top = std::cmp::Reverse(Event::new(t, j, slot));
-        }
+        heap.replace_top(Secs(t), event(j, slot));
     }
     let mut end = start;
     let outs = runs

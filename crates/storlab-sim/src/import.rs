@@ -19,7 +19,8 @@ use crate::db::{pool_for, DbPoolResult, Path};
 use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
-use std::collections::{BinaryHeap, HashMap};
+use crate::queue::EventQueue;
+use std::collections::HashMap;
 use storlab_model::deployment::Deployment;
 use storlab_model::pacing::{PacerId, Secs};
 use storlab_model::resources::IoClass;
@@ -80,8 +81,8 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let last_chunk = im.size_bytes - (chunks_total.saturating_sub(1)) as f64 * CHUNK;
     let mut chunks_left = chunks_total;
 
-    let mut heap: BinaryHeap<std::cmp::Reverse<(u64, u32)>> = BinaryHeap::new();
-    let push = |heap: &mut BinaryHeap<std::cmp::Reverse<(u64, u32)>>, t: f64, who: u32| heap.push(std::cmp::Reverse((t.to_bits(), who)));
+    let mut heap: EventQueue<u32> = EventQueue::with_capacity(s + 3 * WRITES_IN_FLIGHT);
+    let push = |heap: &mut EventQueue<u32>, t: f64, who: u32| heap.push(Secs(t), who);
     const WRITE: u32 = 1 << 30;
     let mut phase = vec![Phase::Start; s];
     let mut chunk_size = vec![CHUNK; s];
@@ -111,8 +112,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
         }
     };
 
-    while let Some(std::cmp::Reverse((bits, who))) = heap.pop() {
-        let t = f64::from_bits(bits);
+    while let Some((Secs(t), who)) = heap.pop() {
         now = t;
         events += 1;
         if events % 4096 == 0 && !progress(t) {

@@ -13,6 +13,7 @@ pub mod import;
 pub use storlab_model::dist;
 pub mod engine;
 pub use storlab_stats::rng;
+pub mod queue;
 pub mod series;
 
 use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
