@@ -371,6 +371,9 @@ fn check_attachments(cat: &Catalog, file: &str, entry: &str, h: &HostSpec, volum
     Ok(())
 }
 
+/// Most devices one pool may hold.
+pub const MAX_POOL_DEVICES: u32 = 1024;
+
 fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine: Option<&str>, p: &PoolSpec, warnings: &mut Vec<String>) -> Result<Pool> {
     let at = Location::new(file, entry, "");
     let spec = cat.device(&p.device, Location::new(file, entry, "device"))?;
@@ -421,6 +424,12 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
     // Layout.
     if p.count == 0 {
         return Err(inv("count", "count must be at least 1".into()));
+    }
+    // Beyond any host's attachments (EBS: 128 on the largest Nitro
+    // instances) and any file-share layout: refused before one device is
+    // modelled, so a typo never allocates billions of them.
+    if p.count > MAX_POOL_DEVICES {
+        return Err(inv("count", format!("{} devices in one pool — at most {MAX_POOL_DEVICES}; nearest valid value {MAX_POOL_DEVICES}", p.count)));
     }
     let layout = match (p.layout, p.count) {
         (Some(l), _) => l,

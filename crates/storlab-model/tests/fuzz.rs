@@ -88,3 +88,13 @@ fn fuzz_catalog_overlays() {
         }
     });
 }
+
+/// What the fuzzer found, kept: a spread of 2^31 file systems made `limits`
+/// allocate 23 GB before anything checked the count.
+#[test]
+fn found_a_pool_of_two_billion_devices_is_refused_at_once() {
+    let text = EXAMPLES[2].replace("count = 4\n", "count = 2147483648\n");
+    assert!(text.contains("count = 2147483648"), "the example's FSx pool");
+    let e = storlab_model::limits(&common::catalog(), "s.toml", &text).unwrap_err().to_string();
+    assert!(e.contains("count") && e.contains("nearest valid value 1024"), "{e}");
+}

@@ -106,6 +106,10 @@ pub fn fuzz_n(name: &str, seeds: &[&str], n: usize, check: impl Fn(&str) -> Resu
     let (mut read, mut refused) = (0u64, 0u64);
     for i in 0..n {
         let input = mutate(&mut rng, seeds[i % seeds.len()]);
+        if let Some(trace) = std::env::var_os("STORLAB_FUZZ_TRACE") {
+            // The input about to run, for an abort no panic catches (memory).
+            let _ = std::fs::write(trace, &input);
+        }
         match catch_unwind(AssertUnwindSafe(|| check(&input))) {
             Ok(Ok(())) => read += 1,
             Ok(Err(e)) if e.is_empty() => refused += 1,
