@@ -20,7 +20,7 @@ runner = CliRunner()
 
 
 def invoke(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=True)
+    return runner.invoke(app, list(args), catch_exceptions=True, env={"COLUMNS": "200", "NO_COLOR": "1"})
 
 
 def imported(name: str) -> dict:
