@@ -20,10 +20,12 @@ from typing import Any, Callable
 
 from storlab import _native, cpuref
 from storlab.errors import DatabaseError, ScenarioError, StorlabError
-
 from storlab.units import parse_duration
+
 SQLITE_FILE = "storlab.sqlite"
 _SQLITE_SIDE = ("-wal", "-shm", "-journal")
+
+
 def sqrt2_steps(limit: int, start: int = 1) -> list[int]:
     """Virtual-user counts a factor of √2 apart (256, 362, 512, 724, 1024 …),
     from `start` up to `limit`, each a whole number and each larger than the last."""
