@@ -28,7 +28,9 @@ pub const JOB_FIELDS: &[&str] = &[
 ];
 
 fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
-    WorkloadError::Field { file: file.into(), field: field.into(), message: message.into() }
+    // A value echoed in the message may hold line breaks: the message stays one line.
+    let message: String = message.into().chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    WorkloadError::Field { file: file.into(), field: field.into(), message }
 }
 
 /// Reads `[workload]`. `file` is the scenario's name for errors, `dir` its
@@ -199,6 +201,16 @@ mod tests {
     fn table(s: &str) -> toml::Table {
         let v: toml::Table = toml::from_str(s).unwrap();
         v["workload"].as_table().unwrap().clone()
+    }
+
+    // A value with a line break (found by the workload fuzz target) is
+    // echoed on the message's one line.
+    #[test]
+    fn a_value_with_a_line_break_gives_one_line() {
+        let t = table("[workload]\n[[workload.jobs]]\nrw = \"randread\"\nbs = \"\\nbs = \"\n");
+        let e = from_table("s.toml", Path::new("."), Some(&t)).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains("is not a size"), "{e}");
     }
 
     #[test]
