@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from storlab.errors import DatabaseError
 
@@ -146,12 +147,85 @@ def _chown_tree(root: Path, uid: int, gid: int) -> None:
             os.chown(os.path.join(top, n), uid, gid, follow_symlinks=False)
 
 
-class ManagedPostgres:
+class ManagedServer:
+    """What every database server storlab runs in a folder of its own does
+    alike, whatever the engine: used in a `with` block it stops on any way
+    out; a failed start stops and removes only what that start created; a
+    stop removes what storlab created unless `keep`. An engine gives
+    `_start`, `_stop_server` (which forgets `server_pid`) and `_cleanup`."""
+
+    ENGINE = "the server"
+    keep: bool
+    server_pid: int | None
+    _touched: bool
+    _created_base: bool
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None:
+            self.stop()
+            return
+        try:
+            self.stop()
+        except DatabaseError as e:  # the original exception is the one to report
+            exc.add_note(f"while stopping {self.ENGINE}: {e}")
+
+    def start(self) -> None:
+        """Starts the server unless it runs. Any failure stops and removes
+        what this call created before the DatabaseError propagates."""
+        if self.server_pid is not None:
+            return
+        try:
+            self._start()
+        except BaseException:
+            self._abort()
+            raise
+
+    def stop(self) -> None:
+        """Stops the server, then removes what storlab created unless keep."""
+        if not self._touched:
+            return
+        self._stop_server()
+        self.server_pid = None
+        self._cleanup(remove=not self.keep)
+        self._touched = False
+
+    def _abort(self) -> None:
+        """After a failed start: stop whatever runs and remove only what this
+        start created (a kept server being reused stays, with its log)."""
+        try:
+            self._stop_server()
+        except DatabaseError:
+            pass
+        self.server_pid = None
+        try:
+            self._cleanup(remove=self._created_base)
+        except DatabaseError:
+            pass
+        self._touched = False
+
+    def _start(self) -> None:
+        raise NotImplementedError
+
+    def _stop_server(self) -> None:
+        raise NotImplementedError
+
+    def _cleanup(self, *, remove: bool) -> None:
+        raise NotImplementedError
+
+
+class ManagedPostgres(ManagedServer):
     """One cluster in DIR/storlab-pg: `start()` creates (or reuses a kept one)
     and starts it with database "storlab"; `stop()` stops it and removes what
     storlab created unless `keep`. Also a context manager that stops on any
     exit, KeyboardInterrupt included. `conninfo` and `socket_dir` are final
     once started (a long DIR moves the socket to a temp folder)."""
+
+    ENGINE = "PostgreSQL"
 
     def __init__(self, dir: str | os.PathLike, *, keep: bool = False, max_connections: int = 100,
                  settings: dict[str, str] | None = None, bin_dir: Path | None = None,
@@ -244,32 +318,6 @@ class ManagedPostgres:
         return found
 
     # -- start ------------------------------------------------------------
-
-    def __enter__(self) -> ManagedPostgres:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc is None:
-            self.stop()
-            return
-        try:
-            self.stop()
-        except DatabaseError as e:  # the original exception is the one to report
-            exc.add_note(f"while stopping PostgreSQL: {e}")
-
-    def start(self) -> None:
-        """initdb unless DIR holds a kept cluster, pg_ctl start -w, create
-        database "storlab" if missing. Any failure stops and removes what this
-        call created before the DatabaseError propagates."""
-        if self.server_pid is not None:
-            return
-        try:
-            self._start()
-        except BaseException:
-            self._abort()
-            raise
 
     def _start(self) -> None:
         if self.bin_dir is None:
@@ -465,30 +513,6 @@ class ManagedPostgres:
             return []
         return [pid, *_descendants(pid)]
 
-    def stop(self) -> None:
-        """pg_ctl stop -m fast; if the postmaster outlives it, -m immediate,
-        then kill -9. Then removes what storlab created unless keep."""
-        if not self._touched:
-            return
-        self._stop_server()
-        self.server_pid = None
-        self._cleanup(remove_cluster=not self.keep)
-        self._touched = False
-
-    def _abort(self) -> None:
-        """After a failed start: stop whatever runs and remove only what this
-        start created (a kept cluster being reused stays, with its log)."""
-        try:
-            self._stop_server()
-        except DatabaseError:
-            pass
-        self.server_pid = None
-        try:
-            self._cleanup(remove_cluster=self._created_base)
-        except DatabaseError:
-            pass
-        self._touched = False
-
     def _stop_server(self) -> None:
         pid = self.server_pid or self._pidfile_pid()
         if pid is None or not _alive(pid) or not self._ours(pid):
@@ -521,10 +545,10 @@ class ManagedPostgres:
         except OSError:
             return False
 
-    def _cleanup(self, *, remove_cluster: bool) -> None:
+    def _cleanup(self, *, remove: bool) -> None:
         errors: list[str] = []
-        wal = self.wal_dir if remove_cluster and self._created_wal and self.wal_dir is not None and self.wal_dir.exists() else None
-        for path in [self._tmp_socket, self.base if remove_cluster and self.base.exists() else None, wal]:
+        wal = self.wal_dir if remove and self._created_wal and self.wal_dir is not None and self.wal_dir.exists() else None
+        for path in [self._tmp_socket, self.base if remove and self.base.exists() else None, wal]:
             if path is not None:
                 try:
                     shutil.rmtree(path)
@@ -532,9 +556,9 @@ class ManagedPostgres:
                     errors.append(f"{e.filename or path} ({e.strerror})")
         self._tmp_socket = None
         self._created_base = False
-        if remove_cluster:
+        if remove:
             self._created_wal = False
-        if remove_cluster and self._created_top is not None:
+        if remove and self._created_top is not None:
             for d in [self.dir, *self.dir.parents]:  # only if empty: never delete what others put there
                 try:
                     d.rmdir()

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from storlab.db.managed import _alive, _tail, _wait_dead
+from storlab.db.managed import ManagedServer, _alive, _tail, _wait_dead
 from storlab.errors import DatabaseError
 
 BASE = "storlab-mariadb"
@@ -103,12 +103,14 @@ def _option(name: str, value: str) -> list[str]:
     return [f"--{key.replace('_', '-')}={value}"]
 
 
-class ManagedMariadb:
+class ManagedMariadb(ManagedServer):
     """One server in DIR/storlab-mariadb: `start()` creates (or reuses a kept
     one) and starts it with database "storlab"; `stop()` stops it and removes
     what storlab created unless `keep`. A context manager that stops on any
     exit, KeyboardInterrupt included (the CLI turns SIGTERM and SIGHUP into
     one). `dsn` is final once started."""
+
+    ENGINE = "MariaDB"
 
     def __init__(self, dir: str | os.PathLike, *, keep: bool = False, max_connections: int = 100,
                  settings: dict[str, str] | None = None, bin_dir: Path | None = None):
@@ -148,32 +150,6 @@ class ManagedMariadb:
         return f"mysql://{USER}@127.0.0.1:{self.port}/{DBNAME}"
 
     # -- start ------------------------------------------------------------
-
-    def __enter__(self) -> ManagedMariadb:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        if exc is None:
-            self.stop()
-            return
-        try:
-            self.stop()
-        except DatabaseError as e:
-            exc.add_note(f"while stopping MariaDB: {e}")
-
-    def start(self) -> None:
-        """mariadb-install-db unless DIR holds a kept server, then mariadbd,
-        then database "storlab" if missing. Any failure stops and removes what
-        this call created before the DatabaseError propagates."""
-        if self.server_pid is not None:
-            return
-        try:
-            self._start()
-        except BaseException:
-            self._abort()
-            raise
 
     def _bins(self) -> tuple[Path, Path]:
         if self.bin_dir is None:
@@ -351,26 +327,6 @@ class ManagedMariadb:
         """mariadbd (one process; its threads share its /proc/<pid>/io)."""
         pid = self.server_pid
         return [pid] if pid is not None and _alive(pid) else []
-
-    def stop(self) -> None:
-        """SIGTERM (mariadbd's clean shutdown), then SIGKILL if it outlives a
-        minute. Then removes what storlab created unless keep."""
-        if not self._touched:
-            return
-        self._stop_server()
-        self._cleanup(remove=not self.keep)
-        self._touched = False
-
-    def _abort(self) -> None:
-        try:
-            self._stop_server()
-        except DatabaseError:
-            pass
-        try:
-            self._cleanup(remove=self._created_base)
-        except DatabaseError:
-            pass
-        self._touched = False
 
     def _ours(self, pid: int) -> bool:
         try:
