@@ -70,7 +70,7 @@ pub struct Pacer {
 }
 
 fn latencies(cat: &Catalog, dep: &Deployment, pool: &Pool) -> Result<PoolLatency, EmulateError> {
-    let l = storlab_model::latency::pool_latency(cat, dep, pool).map_err(|e| EmulateError::NoLatency { device: e.0 })?;
+    let l = storlab_model::deployment::pool_latency(cat, dep, pool).map_err(|e| EmulateError::NoLatency { device: e.0 })?;
     let m = l.device;
     Ok(PoolLatency {
         read: ServiceTime::new(&m.read),

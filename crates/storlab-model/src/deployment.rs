@@ -7,6 +7,7 @@ use crate::bucket::Bucket;
 use crate::catalog::{Catalog, DeviceKind, HostKind, HostSpec, PathKind};
 use crate::device::{provision, BucketRef, Cap, DeviceModel, Provisioning, GIB, MB};
 use crate::error::{Location, ModelError, Result};
+use crate::latency::LatencyModel;
 use crate::scenario::{Bursting, ConfigSpec, HostCacheMode, Layout, PoolSpec, Role, ScenarioFile};
 use serde::Serialize;
 
@@ -568,4 +569,41 @@ pub fn pool_gib(p: &Pool) -> f64 {
 
 pub fn gib_to_bytes(g: f64) -> f64 {
     g * GIB
+}
+
+/// The latency models of one pool, as every engine uses them: the device's,
+/// the host cache's where the pool reads through one, and which of them are
+/// placeholders rather than published figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolLatency {
+    pub device: LatencyModel,
+    /// A read served by the host cache (Azure `readonly`/`readwrite`).
+    pub host_cache: Option<LatencyModel>,
+    /// "aws/ebs/gp2 latency (placeholder)" for each figure not yet verified.
+    pub placeholders: Vec<String>,
+}
+
+/// The catalog id that has no latency model: the device's own, or its
+/// cloud's `<cloud>/host-cache`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoLatency(pub String);
+
+/// The one lookup of a pool's latency models, for the simulator and the
+/// emulator alike.
+pub fn pool_latency(cat: &Catalog, dep: &Deployment, pool: &Pool) -> std::result::Result<PoolLatency, NoLatency> {
+    let mut placeholders = Vec::new();
+    let mut model = |id: &str| -> std::result::Result<LatencyModel, NoLatency> {
+        let (spec, verified) = cat.latency_for(id).ok_or_else(|| NoLatency(id.to_string()))?;
+        if !verified {
+            placeholders.push(format!("{id} latency (placeholder)"));
+        }
+        Ok(LatencyModel::from_spec(&spec))
+    };
+    let device = model(&pool.device.id)?;
+    let host_cache = if pool.host_cache != HostCacheMode::None {
+        Some(model(&format!("{}/host-cache", dep.host.id.split('/').next().unwrap_or("")))?)
+    } else {
+        None
+    };
+    Ok(PoolLatency { device, host_cache, placeholders })
 }

@@ -2,9 +2,7 @@
 //! median and p99 (the figures vendors and benchmarks publish). The simulator
 //! draws service times from it and adds the queueing that caps create.
 
-use crate::catalog::{Catalog, LatencySpec};
-use crate::deployment::{Deployment, Pool};
-use crate::scenario::HostCacheMode;
+use crate::catalog::LatencySpec;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -56,43 +54,6 @@ impl LatencyModel {
             },
         }
     }
-}
-
-/// The latency models of one pool, as every engine uses them: the device's,
-/// the host cache's where the pool reads through one, and which of them are
-/// placeholders rather than published figures.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PoolLatency {
-    pub device: LatencyModel,
-    /// A read served by the host cache (Azure `readonly`/`readwrite`).
-    pub host_cache: Option<LatencyModel>,
-    /// "aws/ebs/gp2 latency (placeholder)" for each figure not yet verified.
-    pub placeholders: Vec<String>,
-}
-
-/// The catalog id that has no latency model: the device's own, or its
-/// cloud's `<cloud>/host-cache`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NoLatency(pub String);
-
-/// The one lookup of a pool's latency models, for the simulator and the
-/// emulator alike.
-pub fn pool_latency(cat: &Catalog, dep: &Deployment, pool: &Pool) -> Result<PoolLatency, NoLatency> {
-    let mut placeholders = Vec::new();
-    let mut model = |id: &str| -> Result<LatencyModel, NoLatency> {
-        let (spec, verified) = cat.latency_for(id).ok_or_else(|| NoLatency(id.to_string()))?;
-        if !verified {
-            placeholders.push(format!("{id} latency (placeholder)"));
-        }
-        Ok(LatencyModel::from_spec(&spec))
-    };
-    let device = model(&pool.device.id)?;
-    let host_cache = if pool.host_cache != HostCacheMode::None {
-        Some(model(&format!("{}/host-cache", dep.host.id.split('/').next().unwrap_or("")))?)
-    } else {
-        None
-    };
-    Ok(PoolLatency { device, host_cache, placeholders })
 }
 
 #[cfg(test)]

@@ -351,7 +351,7 @@ fn round(v: f64, digits: i32) -> f64 {
 
 /// The service times of `pool`'s device (and of the host cache where it is on).
 pub fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployment::Pool, unverified: &mut Vec<String>) -> Result<Latencies, SimError> {
-    let l = storlab_model::latency::pool_latency(cat, dep, pool).map_err(|e| SimError::NoLatency { device: e.0 })?;
+    let l = storlab_model::deployment::pool_latency(cat, dep, pool).map_err(|e| SimError::NoLatency { device: e.0 })?;
     unverified.extend(l.placeholders);
     let m = l.device;
     Ok(Latencies {
