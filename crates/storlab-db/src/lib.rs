@@ -17,6 +17,7 @@ pub mod error;
 pub mod insert;
 pub mod monitor;
 pub mod mysql;
+pub mod mysql_target;
 pub mod pg;
 pub mod record;
 pub mod session;

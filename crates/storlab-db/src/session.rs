@@ -2,7 +2,7 @@
 //! where a workload runs (`Db`), how a transaction ended (`Outcome`), a
 //! virtual user's `Session`, the values statements take, and the one random
 //! string generator. A leaf: it imports no other module of the crate but
-//! `pg` and `mysql` (a target's address) and `error`, so `driver`, `tpcc`, `insert` and
+//! `pg` and `mysql_target` (a target's address) and `error`, so `driver`, `tpcc`, `insert` and
 //! `custom` all depend on it and never on each other.
 
 use std::future::Future;
@@ -19,7 +19,7 @@ pub enum Db {
     Sqlite { path: PathBuf },
     Postgres(crate::pg::Target),
     /// MySQL or MariaDB.
-    Mysql(crate::mysql::Target),
+    Mysql(crate::mysql_target::Target),
 }
 
 impl Db {
