@@ -12,7 +12,7 @@
 //! no stored procedures.
 
 use crate::error::{DbError, Result};
-use crate::session::{BoxFuture, Db, Outcome, Value};
+use crate::session::{BoxFuture, Outcome, Value};
 use crate::{sqlite_io, wire};
 use std::sync::Arc;
 
@@ -98,19 +98,6 @@ pub trait Backend: Send {
     fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>>;
     /// The first column of the first row of a query, as text.
     fn query_text<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<Option<String>, String>>;
-}
-
-/// Connects to `db`: a wire connection, a MySQL connection or a SQLite connection.
-pub async fn connect(db: &Db) -> Result<Box<dyn Backend>> {
-    match db {
-        Db::Postgres(t) => Ok(Box::new(PgBackend::connect(t).await?)),
-        Db::Mysql(t) => Ok(Box::new(crate::mysql::MyBackend::connect(t).await?)),
-        Db::Sqlite { path } => {
-            let p = path.clone();
-            let c = tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??;
-            Ok(Box::new(SqliteBackend { conn: Some(c), stmts: Arc::new(vec![]) }))
-        }
-    }
 }
 
 /// Statements sent in one write when a transaction is pipelined: their
@@ -253,6 +240,15 @@ pub struct SqliteBackend {
     /// Taken while a call runs on the blocking pool.
     conn: Option<rusqlite::Connection>,
     stmts: Arc<Vec<SqliteStmt>>,
+}
+
+impl SqliteBackend {
+    /// Opens the SQLite file at `path` (off the async threads: opening may wait on I/O).
+    pub async fn open(path: &std::path::Path) -> Result<SqliteBackend> {
+        let p = path.to_path_buf();
+        let c = tokio::task::spawn_blocking(move || sqlite_io::open(&p)).await.map_err(|e| DbError::sql("opening", e))??;
+        Ok(SqliteBackend { conn: Some(c), stmts: Arc::new(vec![]) })
+    }
 }
 
 fn bind(v: &Value) -> rusqlite::types::Value {

@@ -10,7 +10,7 @@
 //! recreated at every run only when it bears that mark. A table of that name
 //! without the mark is the user's: the storm refuses to touch it.
 
-use crate::backend::{self, Backend, Begin, Dialect, Sql, Stmt, Txn};
+use crate::backend::{Backend, Begin, Dialect, Sql, Stmt, Txn};
 use crate::error::{DbError, Result};
 use crate::session::{random_string, BoxFuture, Db, Outcome, Plan, Session, Value};
 use crate::tpcc::load::now_text;
@@ -67,7 +67,7 @@ const SQLITE_FIND: &str = "SELECT coalesce(sql, '') FROM sqlite_master WHERE typ
 /// (Re)creates the table: every storm starts from an empty table of its
 /// own. A `storlab_insert` that storlab did not create is refused.
 pub async fn prepare(db: &Db) -> Result<bool> {
-    let mut b = backend::connect(db).await?;
+    let mut b = crate::connect::connect(db).await?;
     let (find, schema) = match b.dialect() {
         Dialect::Postgres => (PG_FIND, PG_SCHEMA),
         Dialect::Sqlite => (SQLITE_FIND, SQLITE_SCHEMA),
@@ -109,7 +109,7 @@ pub async fn session(db: &Db, o: &InsertOptions, vu: u32, seed: u64) -> Result<B
     if o.commit_every == 0 || o.rows_per_vu == 0 {
         return Err(DbError::Input("--rows and --commit-every must be at least 1".into()));
     }
-    let mut b = backend::connect(db).await?;
+    let mut b = crate::connect::connect(db).await?;
     let sql = Sql::Text {
         postgres: "INSERT INTO storlab_insert VALUES ($1, $2, $3, $4, $5::text::timestamp)".into(),
         sqlite: "INSERT INTO storlab_insert VALUES (?1, ?2, ?3, ?4, ?5)".into(),

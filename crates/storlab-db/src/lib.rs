@@ -11,6 +11,7 @@
 //! latency histograms.
 
 pub mod backend;
+pub mod connect;
 pub mod custom;
 mod driver;
 pub mod error;

@@ -4,7 +4,7 @@
 //! batch are pipelined.
 
 use super::{draw_all, Workload};
-use crate::backend::{self, Backend, Begin, Dialect, Sql, Txn};
+use crate::backend::{Backend, Begin, Dialect, Sql, Txn};
 use crate::error::{DbError, Result};
 use crate::session::{Db, Outcome};
 use crate::Progress;
@@ -39,7 +39,7 @@ async fn tables_present(b: &mut dyn Backend, tables: &[String]) -> Result<usize>
 /// Creates and loads the schema unless every table of the workload exists.
 pub async fn prepare(db: &Db, w: &Workload, seed: u64, progress: &Progress) -> Result<bool> {
     let mut rng = Rng::new(seed ^ 0x10AD);
-    let mut b = backend::connect(db).await?;
+    let mut b = crate::connect::connect(db).await?;
     if !decide(tables_present(b.as_mut(), &w.tables).await?, w, &db.display())? {
         return Ok(false);
     }

@@ -4,7 +4,7 @@
 //! transactions.
 
 use super::{Gen, Transaction, Workload};
-use crate::backend::{self, Backend, Begin, Sql, Stmt, Txn};
+use crate::backend::{Backend, Begin, Sql, Stmt, Txn};
 use crate::error::{DbError, Result};
 use crate::session::{BoxFuture, Db, Outcome, Plan, Session, Value};
 use std::sync::Arc;
@@ -55,7 +55,7 @@ struct Custom {
 }
 
 pub async fn session(db: &Db, w: &Workload, vu: u32, seed: u64) -> Result<Box<dyn Session>> {
-    let mut b = backend::connect(db).await?;
+    let mut b = crate::connect::connect(db).await?;
     let mut stmts = vec![];
     for tx in &w.transactions {
         let mut v = vec![];

@@ -4,7 +4,7 @@
 //! `SELECT fn(…)`, SQLite's client-side SQL in a transaction.
 
 use super::{sqlite, Input, Kind, Terminal, TpccOptions};
-use crate::backend::{self, Backend, Begin, Dialect, Sql, Stmt, Txn};
+use crate::backend::{Backend, Begin, Dialect, Sql, Stmt, Txn};
 use std::io::Write;
 use crate::error::{DbError, Result};
 use crate::session::{BoxFuture, Db, Outcome, Plan, Session, Value};
@@ -89,7 +89,7 @@ fn pauses(t: &mut Terminal, k: Kind, on: bool) -> (Duration, Duration) {
 }
 
 pub async fn session(db: &Db, o: &TpccOptions, vu: u32, vus: u32, seed: u64) -> Result<Box<dyn Session>> {
-    let mut b = backend::connect(db).await?;
+    let mut b = crate::connect::connect(db).await?;
     let mut st = Vec::with_capacity(5);
     for sql in &routines() {
         st.push(b.prepare(sql).await.map_err(|e| DbError::sql("preparing the TPC-C calls (are the functions installed?)", e))?);
