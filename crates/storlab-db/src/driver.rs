@@ -359,6 +359,11 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     shared.closed.store(true, Ordering::Relaxed);
     let elapsed = t0.elapsed();
     let cpu1 = process_cpu_s();
+    // Users that finished their work inside the window (a fixed number of
+    // rows) have logged off: their last counters come with their exits.
+    if tasks.is_empty() {
+        monitor.settle().await;
+    }
     let snap1 = monitor.snapshot(is_tpcc).await?;
     let interrupted = progress.stop.load(Ordering::Relaxed);
     progress.phase.store(PHASE_STOP, Ordering::Relaxed);

@@ -493,15 +493,24 @@ impl Monitor {
         }
     }
 
+    /// Waits (at most 10 s) until every worker's session has gone, so that
+    /// the counters their exits flush are in the next snapshot (PostgreSQL
+    /// flushes a busy session's statistics at most once a second).
+    pub async fn settle(&mut self) {
+        if let Monitor::Pg(m) = self {
+            m.wait_for_disconnects(std::time::Duration::from_secs(10)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// The engine's counter once every worker has gone (exits flush their
     /// statistics), with the monitor's own transactions at that moment.
     pub async fn xact_after_disconnects(&mut self) -> Result<Option<(i64, i64)>> {
         match self {
-            Monitor::Pg(m) => {
-                m.wait_for_disconnects(std::time::Duration::from_secs(10)).await;
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                let own = m.own_xacts;
-                Ok(m.xact().await?.map(|x| (x, own)))
+            Monitor::Pg(_) => {
+                self.settle().await;
+                let own = self.own_xacts();
+                Ok(self.xact().await?.map(|x| (x, own)))
             }
             // SHOW GLOBAL STATUS sums every session's counters, live.
             Monitor::My(m) => Ok(m.xact().await?.map(|x| (x, 0))),
