@@ -61,6 +61,19 @@ class Catalog:
         (or only `config`), with the command line's overrides; a
         `[workload.database]` with the shipped profiles in `profiles_dir`."""
 
+    def advise_json(
+        self,
+        file_name: str,
+        text: str,
+        dir: str,
+        profiles_dir: str,
+        *,
+        top: int | None = None,
+        threads: int | None = None,
+        progress: Callable[[int, int], object] | None = None,
+    ) -> str:
+        """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs."""
+
 def bench_disk_json(
     path: str,
     *,

@@ -162,6 +162,32 @@ def simulate(
     return _finish(record, {}, inputs)
 
 
+def advise(
+    question: str | os.PathLike,
+    catalog: list[str | os.PathLike] | None = None,
+    *,
+    top: int | None = None,
+    threads: int | None = None,
+    progress=None,
+    as_of: str | None = None,
+) -> dict[str, Any]:
+    """The advice for a question file (DESIGN.md "storlab advise"): the
+    cheapest deployments that meet its `[goal]`, the cost/throughput front,
+    why cheaper ones fail, and a finding for each current `[configs.*]`.
+    `progress(done, total)` counts the simulator's runs; `as_of` applies the
+    vendor rules of that day."""
+    name, text = read_scenario(question)
+    cat, files = open_catalog(catalog)
+    cat = dated_catalog(cat, as_of)
+    raw = cat.advise_json(name, text, str(Path(name).resolve().parent), str(PROFILES), top=top, threads=threads,
+                          progress=progress)
+    record = json.loads(raw)
+    inputs: dict[str, Any] = {"question": name, "catalog_files": files}
+    if top is not None:
+        inputs["top"] = top
+    return _finish(record, None, inputs)
+
+
 def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
     """The machine a measurement ran on: kernel, CPUs, memory, and the file
     system and device under `path`."""

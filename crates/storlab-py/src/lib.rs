@@ -53,6 +53,16 @@ impl PyErrOf for storlab_sim::SimError {
     }
 }
 
+impl PyErrOf for storlab_advise::AdviseError {
+    fn class(&self) -> &'static str {
+        match self {
+            storlab_advise::AdviseError::Model(m) => m.class(),
+            storlab_advise::AdviseError::Sim(e) => e.class(),
+            _ => "ScenarioError",
+        }
+    }
+}
+
 impl PyErrOf for storlab_bench::BenchError {
     fn class(&self) -> &'static str {
         match self {
@@ -307,6 +317,46 @@ impl Catalog {
                 return storlab_sim::database::simulate_database(&cat, &scenario_name, &scenario_text, dir, &profiles, period_s, &overrides, &mut report);
             }
             storlab_sim::simulate(&cat, &scenario_name, &scenario_text, dir, period_s, &overrides, &mut report).map(|r| r.into_record())
+        })?;
+        let mut rec = rec.map_err(|e| e.to_py(py))?;
+        rec.interrupted |= stopped;
+        Ok(json(&rec))
+    }
+
+    /// The advice for the question in `text` (`storlab advise`): the
+    /// cheapest deployments that meet its goal. `progress(done, total)`
+    /// counts the simulator's runs; Ctrl-C ends the search with the best
+    /// found so far, marked interrupted.
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, progress=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn advise_json(
+        &self,
+        py: Python<'_>,
+        file_name: String,
+        text: String,
+        dir: String,
+        profiles_dir: String,
+        top: Option<usize>,
+        threads: Option<usize>,
+        progress: Option<PyObject>,
+    ) -> PyResult<String> {
+        let cat = self.inner.clone();
+        let mut opts = storlab_advise::Options::default();
+        if let Some(t) = top {
+            if t == 0 {
+                return Err(raise(py, "ScenarioError", "--top 0: give at least 1, e.g. 10".into()));
+            }
+            opts.top = t;
+        }
+        if let Some(t) = threads {
+            opts.threads = t.max(1);
+        }
+        let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, count_args, move |w| {
+            let report = |done: u64, total: u64| {
+                w.set(0, done);
+                w.set(1, total);
+            };
+            storlab_advise::advise(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), &opts, &w.stop, &report)
         })?;
         let mut rec = rec.map_err(|e| e.to_py(py))?;
         rec.interrupted |= stopped;

@@ -57,6 +57,7 @@ app.add_typer(_bench.app, name="bench")
 from storlab.cli import compare as _compare  # noqa: E402,F401
 from storlab.cli import report as _report  # noqa: E402,F401
 from storlab.cli import import_ as _import  # noqa: E402,F401
+from storlab.cli import advise as _advise  # noqa: E402,F401
 
 
 #: Signals that ended the run (SIGTERM, SIGHUP), for the exit code.

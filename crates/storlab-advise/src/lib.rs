@@ -1,0 +1,970 @@
+//! `storlab advise`: the cheapest deployments of the catalog that meet a
+//! goal. The candidates of the space (`space`) go through an analytic
+//! screen (`screen`), the survivors in order of monthly cost to the
+//! simulator, on every core; the first `top` that meet the goal are the
+//! answer. The user's current configs get a finding as AWS Compute
+//! Optimizer gives one: Optimized, Under-provisioned or Over-provisioned.
+
+pub mod question;
+pub mod screen;
+pub mod space;
+
+use indexmap::IndexMap;
+use question::{AdviseFile, Goal};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use storlab_model::cost::monthly_cost;
+use storlab_model::scenario::{ConfigSpec, ScenarioFile};
+use storlab_model::{Catalog, Deployment, ModelError};
+use storlab_sim::SimError;
+use storlab_workload::database::Database;
+use storlab_workload::spec::Workload;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdviseError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    #[error(transparent)]
+    Workload(#[from] storlab_workload::WorkloadError),
+    #[error("{file}: {field}: {message}")]
+    Input {
+        file: String,
+        field: String,
+        message: String,
+    },
+}
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A finding's thresholds: a current config that meets the goal is
+/// Over-provisioned when the cheapest recommendation saves at least this
+/// share of its monthly cost.
+pub const OVER_PROVISIONED_SAVING: f64 = 0.10;
+
+/// A throughput goal counts as met within this share of it: the
+/// simulator's figure at a cap sits a hair under the cap (11,999.9 IOPS
+/// for 12,000), and no buyer would call that a miss.
+pub const GOAL_TOLERANCE: f64 = 0.005;
+
+/// How a search runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub top: usize,
+    /// Simulations at once (each on its own thread); results are the same
+    /// for any count.
+    pub threads: usize,
+    /// Most candidates the simulator verifies, cheapest first.
+    pub max_verified: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            top: 10,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            max_verified: 400,
+        }
+    }
+}
+
+/// Counts of the search (`space` in the record).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct SpaceCounts {
+    pub region: String,
+    pub hosts: usize,
+    pub devices: usize,
+    /// Configs the model accepts.
+    pub candidates: usize,
+    /// Of those, the ones whose screen meets the goal and the cost cap.
+    pub screened: usize,
+    /// Of those, the ones the simulator ran.
+    pub verified: usize,
+    /// Configs left out before the screen, by reason.
+    pub refused: IndexMap<String, u64>,
+}
+
+/// What a candidate (or a current config) gives, verified by the
+/// simulator or only screened.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub name: String,
+    /// The config as a scenario's `[configs.NAME]` table.
+    pub config: ConfigSpec,
+    /// The same as TOML, ready to paste into a scenario.
+    pub config_toml: String,
+    pub monthly_cost_usd: f64,
+    /// Per 1,000 TPM a month (databases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd_per_1000_tpm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nopm: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpm: Option<f64>,
+    /// At the step reported (databases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vus: Option<u32>,
+    /// I/O workloads: the least over the jobs with a goal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bw_bytes_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p99_ms: Option<f64>,
+    pub binding: String,
+    pub meets_goal: bool,
+    /// The first part of the goal it misses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub misses: Option<String>,
+    /// `simulate`, or `screen` for a figure only the screen gave.
+    pub verified_by: String,
+    /// The screen's bound in the goal's unit (nopm, tpm, or the least IOPS).
+    pub screen_bound: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Recommendation {
+    pub rank: usize,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub config: String,
+    /// `Optimized`, `Under-provisioned` or `Over-provisioned`.
+    pub finding: String,
+    /// `VeryLow`, `Low`, `Medium`, `High` (Compute Optimizer's scale): how
+    /// close the binding resource runs to its limit at the goal.
+    pub risk: String,
+    pub saving_usd_month: f64,
+    pub why: String,
+    pub current: Outcome,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Advice {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub question: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<String>,
+    pub workload: String,
+    pub goal: Goal,
+    pub space: SpaceCounts,
+    pub recommendations: Vec<Recommendation>,
+    /// Cost against throughput: each point the cheapest that gives more
+    /// than every cheaper one (screen bounds; verified ones say so).
+    pub front: Vec<Outcome>,
+    /// Candidates cheaper than the first recommendation that failed, with
+    /// what they miss.
+    pub cheaper_failures: Vec<Outcome>,
+    pub findings: Vec<Finding>,
+    pub method: String,
+    pub warnings: Vec<String>,
+    pub interrupted: bool,
+}
+
+/// What the question asks for, parsed once.
+enum Kind {
+    Io(Workload),
+    Db(Box<Database>),
+}
+
+fn config_toml(name: &str, c: &ConfigSpec) -> String {
+    #[derive(Serialize)]
+    struct One<'a> {
+        configs: IndexMap<&'a str, &'a ConfigSpec>,
+    }
+    toml::to_string(&One {
+        configs: [(name, c)].into_iter().collect(),
+    })
+    .unwrap_or_default()
+}
+
+/// The scenario of one config: the question's workload, region and date.
+fn scenario_text(q: &AdviseFile, region: &str, name: &str, c: &ConfigSpec) -> String {
+    let sc = ScenarioFile {
+        title: None,
+        region: Some(region.to_string()),
+        as_of: q.as_of.clone(),
+        workload: q.workload.clone(),
+        configs: [(name.to_string(), c.clone())].into_iter().collect(),
+        alarms: Vec::new(),
+    };
+    toml::to_string(&sc).unwrap_or_default()
+}
+
+fn num(v: &Value, k: &str) -> Option<f64> {
+    v.get(k).and_then(Value::as_f64)
+}
+
+/// The main transaction of a profile, whose p99 `p99_ms` bounds: TPC-C's
+/// New-Order, else the largest share.
+fn main_txn(db: &Database) -> String {
+    let p = &db.profile;
+    if p.transactions.iter().any(|t| t.name == "new_order") {
+        return "new_order".into();
+    }
+    p.transactions
+        .iter()
+        .max_by(|a, b| a.share.total_cmp(&b.share))
+        .map(|t| t.name.clone())
+        .unwrap_or_default()
+}
+
+struct Ctx<'a> {
+    cat: &'a Catalog,
+    file: &'a str,
+    dir: &'a Path,
+    profiles_dir: &'a Path,
+    q: &'a AdviseFile,
+    region: &'a str,
+    kind: &'a Kind,
+    stop: &'a AtomicBool,
+}
+
+impl Ctx<'_> {
+    fn goal_metric(&self) -> &'static str {
+        match self.kind {
+            Kind::Db(_) if self.q.goal.nopm.is_some() => "nopm",
+            Kind::Db(_) => "tpm",
+            Kind::Io(_) => "iops",
+        }
+    }
+
+    /// The screen's bound for a config, in the goal's unit, and what gives it.
+    fn screen(&self, dep: &Deployment) -> (f64, String) {
+        match self.kind {
+            Kind::Db(db) => {
+                let (x, why) = screen::database(self.cat, dep, db);
+                let per_min = x * 60.0;
+                (
+                    if self.q.goal.nopm.is_some() {
+                        per_min * db.profile.nopm_per_txn
+                    } else {
+                        per_min
+                    },
+                    why,
+                )
+            }
+            Kind::Io(wl) => {
+                // The least share of its goal any job reaches, as IOPS of
+                // the first job with a goal.
+                let mut worst = f64::INFINITY;
+                let mut why = String::new();
+                for j in &wl.jobs {
+                    let b = screen::io_job(self.cat, dep, j);
+                    let (iops, mb_s, p99) = self.job_goal(&j.name);
+                    for (have, want, what) in
+                        [(b.iops, iops, "IOPS"), (b.bw_bytes_s / 1e6, mb_s, "MB/s")]
+                    {
+                        if let Some(w) = want {
+                            let share = have / w;
+                            if share < worst {
+                                worst = share;
+                                why = format!("job {}: {what} {have:.0} at most", j.name);
+                            }
+                        }
+                    }
+                    // A closed loop keeps its I/Os in flight: at its bound
+                    // each waits at least outstanding / IOPS (Little's law),
+                    // and the p99 is no less than that mean.
+                    if let Some(w) = p99.filter(|_| b.least_p99_ms > 0.0) {
+                        let share = w / b.least_p99_ms;
+                        if share < worst {
+                            worst = share;
+                            why = format!("job {}: p99 {:.2} ms at least", j.name, b.least_p99_ms);
+                        }
+                    }
+                }
+                (worst, why)
+            }
+        }
+    }
+
+    fn job_goal(&self, job: &str) -> (Option<f64>, Option<f64>, Option<f64>) {
+        let g = &self.q.goal;
+        match g.jobs.get(job) {
+            Some(j) => (j.iops, j.mb_s, j.p99_ms),
+            None if g.jobs.is_empty() => (g.iops, g.mb_s, g.p99_ms),
+            None => (None, None, None),
+        }
+    }
+
+    /// Does the screen's bound clear the goal? (I/O bounds are shares of
+    /// the goal; database bounds are in its unit.)
+    fn screen_passes(&self, bound: f64) -> bool {
+        match self.kind {
+            Kind::Io(_) => bound >= 1.0,
+            Kind::Db(_) => bound >= self.q.goal.nopm.or(self.q.goal.tpm).unwrap_or(0.0),
+        }
+    }
+
+    /// Runs the simulator on one config and reads what it gave against the goal.
+    fn verify(
+        &self,
+        name: &str,
+        c: &ConfigSpec,
+        cost: f64,
+        bound: f64,
+    ) -> Result<Outcome, AdviseError> {
+        let text = scenario_text(self.q, self.region, name, c);
+        let overrides = storlab_sim::Overrides::default();
+        let stop = self.stop;
+        let mut progress = |_f: f64| !stop.load(Ordering::Relaxed);
+        let mut out = Outcome {
+            name: name.to_string(),
+            config: c.clone(),
+            config_toml: config_toml(name, c),
+            monthly_cost_usd: cost,
+            usd_per_1000_tpm: None,
+            nopm: None,
+            tpm: None,
+            vus: None,
+            iops: None,
+            bw_bytes_s: None,
+            p99_ms: None,
+            binding: String::new(),
+            meets_goal: false,
+            misses: None,
+            verified_by: "simulate".into(),
+            screen_bound: bound,
+        };
+        let g = &self.q.goal;
+        match self.kind {
+            Kind::Db(db) => {
+                let rec = storlab_sim::database::simulate_database(
+                    self.cat,
+                    self.file,
+                    &text,
+                    self.dir,
+                    self.profiles_dir,
+                    None,
+                    &overrides,
+                    &mut progress,
+                )?;
+                let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                let txn = main_txn(db);
+                let steps: Vec<&Value> = v
+                    .get("results")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().collect())
+                    .unwrap_or_default();
+                let check = |s: &Value| -> Option<String> {
+                    let p99 = s
+                        .pointer(&format!("/txn/{txn}/lat_p99_us"))
+                        .and_then(Value::as_f64)
+                        .map(|u| u / 1e3);
+                    if let (Some(w), Some(h)) = (g.nopm, num(s, "nopm")) {
+                        if h < w * (1.0 - GOAL_TOLERANCE) {
+                            return Some(format!("NOPM {h:.0} < {w:.0}"));
+                        }
+                    }
+                    if let (Some(w), Some(h)) = (g.tpm, num(s, "tpm")) {
+                        if h < w * (1.0 - GOAL_TOLERANCE) {
+                            return Some(format!("TPM {h:.0} < {w:.0}"));
+                        }
+                    }
+                    if let (Some(w), Some(h)) = (g.p99_ms, p99) {
+                        if h > w {
+                            return Some(format!("{txn} p99 {h:.1} ms > {w} ms"));
+                        }
+                    }
+                    None
+                };
+                // The fewest users that meet the goal; else the best step.
+                let metric = self.goal_metric();
+                let pick = steps.iter().find(|s| check(s).is_none()).or_else(|| {
+                    steps.iter().max_by(|a, b| {
+                        num(a, metric)
+                            .unwrap_or(0.0)
+                            .total_cmp(&num(b, metric).unwrap_or(0.0))
+                    })
+                });
+                if let Some(s) = pick {
+                    out.nopm = num(s, "nopm");
+                    out.tpm = num(s, "tpm");
+                    out.vus = s.get("vus").and_then(Value::as_u64).map(|x| x as u32);
+                    out.p99_ms = s
+                        .pointer(&format!("/txn/{txn}/lat_p99_us"))
+                        .and_then(Value::as_f64)
+                        .map(|u| u / 1e3);
+                    out.binding = s
+                        .get("binding")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    out.usd_per_1000_tpm =
+                        out.tpm.filter(|t| *t > 0.0).map(|t| cost / (t / 1000.0));
+                    out.misses = check(s);
+                } else {
+                    out.misses = Some("the simulator returned no step".into());
+                }
+            }
+            Kind::Io(_) => {
+                let rec = storlab_sim::simulate(
+                    self.cat,
+                    self.file,
+                    &text,
+                    self.dir,
+                    None,
+                    &overrides,
+                    &mut progress,
+                )?
+                .into_record();
+                let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                let mut worst: Option<(f64, &Value)> = None;
+                for r in v
+                    .get("results")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let job = r.get("job").and_then(Value::as_str).unwrap_or("");
+                    let (iops, mb_s, p99) = self.job_goal(job);
+                    let have_iops = num(r, "iops").unwrap_or(0.0);
+                    let have_mb_s = num(r, "bw_bytes_s").unwrap_or(0.0) / 1e6;
+                    let have_p99 = num(r, "lat_p99_us").unwrap_or(0.0) / 1e3;
+                    let mut share = f64::INFINITY;
+                    if let Some(w) = iops {
+                        share = share.min(have_iops / w);
+                        if have_iops < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
+                            out.misses = Some(format!("job {job}: {have_iops:.0} IOPS < {w:.0}"));
+                        }
+                    }
+                    if let Some(w) = mb_s {
+                        share = share.min(have_mb_s / w);
+                        if have_mb_s < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
+                            out.misses = Some(format!("job {job}: {have_mb_s:.1} MB/s < {w}"));
+                        }
+                    }
+                    if let Some(w) = p99 {
+                        if have_p99 > w && out.misses.is_none() {
+                            out.misses = Some(format!("job {job}: p99 {have_p99:.2} ms > {w} ms"));
+                        }
+                    }
+                    if (iops.is_some() || mb_s.is_some() || p99.is_some())
+                        && worst.map_or(true, |(s, _)| share < s)
+                    {
+                        worst = Some((share, r));
+                    }
+                }
+                if let Some((_, r)) = worst {
+                    out.iops = num(r, "iops");
+                    out.bw_bytes_s = num(r, "bw_bytes_s");
+                    out.p99_ms = num(r, "lat_p99_us").map(|u| u / 1e3);
+                    out.binding = r
+                        .get("binding")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                }
+            }
+        }
+        if let (Some(max), None) = (g.max_usd_month, &out.misses) {
+            if cost > max {
+                out.misses = Some(format!("${cost:.0} a month > ${max:.0}"));
+            }
+        }
+        out.meets_goal = out.misses.is_none() && !rec_interrupted(stop);
+        Ok(out)
+    }
+}
+
+/// A config's shape: its host and each pool's role, device and count.
+fn shape(c: &ConfigSpec) -> Vec<String> {
+    std::iter::once(c.host.clone())
+        .chain(
+            c.pools
+                .iter()
+                .map(|p| format!("{}:{}x{}", p.role.name(), p.device, p.count)),
+        )
+        .collect()
+}
+
+fn rec_interrupted(stop: &AtomicBool) -> bool {
+    stop.load(Ordering::Relaxed)
+}
+
+/// Compute Optimizer's performance-risk words for how much of the verified
+/// throughput the goal takes.
+fn risk(goal_share: f64) -> &'static str {
+    match goal_share {
+        s if s >= 0.95 => "High",
+        s if s >= 0.80 => "Medium",
+        s if s >= 0.50 => "Low",
+        _ => "VeryLow",
+    }
+}
+
+/// The share of a verified outcome the goal takes (1 or more: misses).
+fn goal_share(q: &AdviseFile, o: &Outcome) -> f64 {
+    let g = &q.goal;
+    let mut s: f64 = 0.0;
+    for (want, have) in [
+        (g.nopm, o.nopm),
+        (g.tpm, o.tpm),
+        (g.iops, o.iops),
+        (g.mb_s, o.bw_bytes_s.map(|b| b / 1e6)),
+    ] {
+        if let (Some(w), Some(h)) = (want, have) {
+            s = s.max(if h > 0.0 { w / h } else { f64::INFINITY });
+        }
+    }
+    s
+}
+
+/// Runs `work` over `items` on up to `threads` threads, results in the
+/// items' order whatever the thread count.
+fn parallel<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: &(dyn Fn(&T) -> R + Sync),
+) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(work).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                let r = work(&items[i]);
+                *slots[i].lock().expect("slot") = Some(r);
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| m.into_inner().expect("slot").expect("every item ran"))
+        .collect()
+}
+
+/// Answers the question in `text` (`file` names it in messages; `dir` is
+/// its folder, `profiles_dir` the shipped database profiles). `progress`
+/// gets (done, total) simulations; `stop` set ends the search with what it
+/// has, marked interrupted.
+pub fn advise(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Advice, AdviseError> {
+    let q = AdviseFile::from_toml(file, text)?;
+    let cat_owned;
+    // A dated catalog (`--as-of`) wins over the question's `as_of`.
+    let cat = match (&cat.as_of, &q.as_of) {
+        (None, Some(d)) => {
+            cat_owned = cat.on(
+                d,
+                storlab_model::error::Location::new(file, "as_of", "as_of"),
+            )?;
+            &cat_owned
+        }
+        _ => cat,
+    };
+    let region = q.region().ok_or_else(|| AdviseError::Input {
+        file: file.to_string(),
+        field: "region".into(),
+        message: format!(
+            "no region to search — give region = \"...\" (one of {})",
+            cat.regions().join(", ")
+        ),
+    })?;
+    if !cat.regions().iter().any(|r| r == region) {
+        let regions = cat.regions();
+        let near = storlab_model::error::nearest(region, regions.iter().map(String::as_str))
+            .unwrap_or_else(|| regions.first().cloned().unwrap_or_default());
+        return Err(AdviseError::Input { file: file.into(), field: "region".into(), message: format!("'{region}' has no prices in the catalog — nearest valid value '{near}' (regions: {})", regions.join(", ")) });
+    }
+    let region = region.to_string();
+    for (field, pat, near) in space::unmatched(cat, &q.space) {
+        return Err(AdviseError::Input {
+            file: file.into(),
+            field,
+            message: format!(
+                "'{pat}' matches nothing in the catalog{}",
+                near.map(|n| format!(" — nearest valid value '{n}'"))
+                    .unwrap_or_default()
+            ),
+        });
+    }
+    let wt = q.workload.clone().unwrap_or_default();
+    let kind = if storlab_workload::database::is_database(Some(&wt)) {
+        Kind::Db(Box::new(storlab_workload::database::from_table(
+            file,
+            dir,
+            profiles_dir,
+            &wt,
+        )?))
+    } else {
+        let wl = storlab_workload::spec::from_table(file, dir, Some(&wt))?;
+        storlab_sim::check_budget(file, &wl)?;
+        for name in q.goal.jobs.keys() {
+            if !wl.jobs.iter().any(|j| &j.name == name) {
+                let names: Vec<&str> = wl.jobs.iter().map(|j| j.name.as_str()).collect();
+                let near = storlab_model::error::nearest(name, names.iter().copied())
+                    .unwrap_or_else(|| names.first().map(|s| s.to_string()).unwrap_or_default());
+                return Err(AdviseError::Input {
+                    file: file.into(),
+                    field: format!("goal.jobs.{name}"),
+                    message: format!(
+                        "no job '{name}' in the workload — nearest valid value '{near}' (jobs: {})",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
+        Kind::Io(wl)
+    };
+    let ctx = Ctx {
+        cat,
+        file,
+        dir,
+        profiles_dir,
+        q: &q,
+        region: &region,
+        kind: &kind,
+        stop,
+    };
+
+    // What the goal asks of a pool, to size the candidates.
+    let demand_for = |h: &storlab_model::catalog::HostSpec| -> space::Demand {
+        match &kind {
+            Kind::Db(db) => {
+                let d = screen::txn_demand(db, h.memory_gib.as_ref().map_or(0.0, |m| m.value));
+                let per_min = q
+                    .goal
+                    .nopm
+                    .map(|n| n / db.profile.nopm_per_txn.max(1e-9))
+                    .or(q.goal.tpm)
+                    .unwrap_or(0.0);
+                let tps = per_min / 60.0;
+                let iops = tps * (d.reads + d.dirtied);
+                space::Demand {
+                    gib: db.profile.data_bytes(db.scale) / (1u64 << 30) as f64,
+                    iops,
+                    mb_s: iops * d.page_bytes / 1e6 + tps * d.wal_bytes / 1e6,
+                }
+            }
+            Kind::Io(wl) => {
+                let mut d = space::Demand {
+                    gib: wl
+                        .jobs
+                        .iter()
+                        .map(|j| j.size_bytes as f64)
+                        .fold(0.0, f64::max)
+                        / (1u64 << 30) as f64,
+                    ..Default::default()
+                };
+                for j in &wl.jobs {
+                    let (iops, mb_s, _) = ctx.job_goal(&j.name);
+                    let iops = iops
+                        .unwrap_or(0.0)
+                        .max(mb_s.unwrap_or(0.0) * 1e6 / j.bs_bytes.max(1) as f64);
+                    d.iops = d.iops.max(iops);
+                    d.mb_s = d.mb_s.max(iops * j.bs_bytes as f64 / 1e6);
+                }
+                d
+            }
+        }
+    };
+    let generated = space::generate(
+        cat,
+        file,
+        &q,
+        &region,
+        matches!(kind, Kind::Db(_)),
+        &demand_for,
+    );
+    let mut counts = SpaceCounts {
+        region: region.clone(),
+        hosts: generated.hosts.len(),
+        devices: generated.devices.len(),
+        candidates: generated.candidates.len(),
+        refused: generated.refused.clone(),
+        ..Default::default()
+    };
+    let mut warnings = Vec::new();
+
+    // The screen, on every core: bound and monthly cost of each candidate.
+    let screened: Vec<Option<(f64, f64, String)>> = parallel(
+        &generated.candidates,
+        opts.threads,
+        &|c: &space::Candidate| {
+            let dep =
+                storlab_model::deployment::resolve(cat, file, &c.name, &c.config, Some(&region))
+                    .ok()?;
+            let cost = monthly_cost(cat, &dep);
+            if !cost.complete {
+                return None;
+            }
+            let (bound, why) = ctx.screen(&dep);
+            Some((cost.monthly_cost_usd, bound, why))
+        },
+    );
+    let unpriced = screened.iter().filter(|s| s.is_none()).count();
+    if unpriced > 0 {
+        *counts
+            .refused
+            .entry("a component has no price in the catalog".into())
+            .or_default() += unpriced as u64;
+        counts.candidates -= unpriced;
+    }
+    let mut ranked: Vec<(usize, f64, f64, String)> = screened
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.as_ref().map(|(c, b, w)| (i, *c, *b, w.clone())))
+        .collect();
+    ranked.sort_by(|a, b| {
+        a.1.total_cmp(&b.1)
+            .then_with(|| b.2.total_cmp(&a.2))
+            .then_with(|| {
+                generated.candidates[a.0]
+                    .name
+                    .cmp(&generated.candidates[b.0].name)
+            })
+    });
+    let max_cost = q.goal.max_usd_month.unwrap_or(f64::INFINITY);
+    let passing: Vec<&(usize, f64, f64, String)> = ranked
+        .iter()
+        .filter(|r| ctx.screen_passes(r.2) && r.1 <= max_cost)
+        .collect();
+    counts.screened = passing.len();
+
+    // The front: cost against the screen's bound, each point the cheapest
+    // with more than every cheaper one.
+    let metric = ctx.goal_metric();
+    let mut front: Vec<Outcome> = Vec::new();
+    let mut best = f64::NEG_INFINITY;
+    for (i, cost, bound, why) in &ranked {
+        if *bound > best * 1.0001 {
+            best = *bound;
+            let c = &generated.candidates[*i];
+            front.push(screen_outcome(c, *cost, *bound, why, metric, &kind, &q));
+        }
+    }
+
+    // Verification: the survivors, cheapest first, in batches of one a
+    // thread, until `top` meet the goal.
+    let mut recs: Vec<Outcome> = Vec::new();
+    let mut failures: Vec<Outcome> = Vec::new();
+    let total = passing.len().min(opts.max_verified) as u64;
+    let mut done = 0u64;
+    let batch = opts.threads.max(1) * 2;
+    let mut cursor = 0;
+    while recs.len() < opts.top
+        && cursor < passing.len()
+        && (done as usize) < opts.max_verified
+        && !stop.load(Ordering::Relaxed)
+    {
+        let chunk: Vec<&(usize, f64, f64, String)> =
+            passing[cursor..(cursor + batch).min(passing.len())].to_vec();
+        cursor += chunk.len();
+        let outs = parallel(&chunk, opts.threads, &|r: &&(usize, f64, f64, String)| {
+            let c = &generated.candidates[r.0];
+            ctx.verify(&c.name, &c.config, r.1, r.2)
+        });
+        for o in outs {
+            let o = o?;
+            done += 1;
+            if o.meets_goal {
+                // One a host, device kind and count: the cheapest; a larger
+                // size of the same is no new answer.
+                let key = shape(&o.config);
+                if recs.len() < opts.top && !recs.iter().any(|r| shape(&r.config) == key) {
+                    recs.push(o);
+                }
+            } else if !stop.load(Ordering::Relaxed) {
+                failures.push(o);
+            }
+        }
+        progress(done, total);
+    }
+    counts.verified = done as usize;
+    let interrupted = stop.load(Ordering::Relaxed);
+    let cheapest = recs.first().map(|r| r.monthly_cost_usd);
+    // Cheaper candidates that failed: those the simulator ran, then the
+    // cheapest the screen ruled out.
+    let mut cheaper: Vec<Outcome> = failures
+        .into_iter()
+        .filter(|f| cheapest.map_or(true, |c| f.monthly_cost_usd < c))
+        .collect();
+    for (i, cost, bound, why) in ranked
+        .iter()
+        .filter(|r| !(ctx.screen_passes(r.2) && r.1 <= max_cost))
+    {
+        if cheaper.len() >= 10 || cheapest.is_some_and(|c| *cost >= c) {
+            break;
+        }
+        let mut o = screen_outcome(
+            &generated.candidates[*i],
+            *cost,
+            *bound,
+            why,
+            metric,
+            &kind,
+            &q,
+        );
+        o.misses = Some(if *cost > max_cost {
+            format!("${cost:.0} a month > ${max_cost:.0}")
+        } else {
+            format!(
+                "screen: {metric} {} at most ({why})",
+                fmt_bound(*bound, &kind, &q)
+            )
+        });
+        cheaper.push(o);
+    }
+    cheaper.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
+    cheaper.truncate(10);
+    if recs.is_empty() && !interrupted {
+        warnings.push(match (passing.len(), counts.candidates) {
+            (_, 0) => "no candidate left in the space: every combination was refused (space.refused says why) — widen [space]".to_string(),
+            (0, _) => format!("no candidate's screen meets the goal: the nearest give {} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, &kind, &q)).unwrap_or_default()),
+            _ => "no candidate the simulator ran meets the goal; cheaper_failures lists the nearest and what each misses".to_string(),
+        });
+    }
+
+    // Findings for the user's current configs.
+    let mut findings = Vec::new();
+    for (name, c) in &q.configs {
+        let dep = storlab_model::deployment::resolve(cat, file, name, c, Some(&region))?;
+        let cost = monthly_cost(cat, &dep);
+        let (bound, _) = ctx.screen(&dep);
+        let current = ctx.verify(name, c, cost.monthly_cost_usd, bound)?;
+        let share = goal_share(&q, &current);
+        let (finding, saving, why) = if !current.meets_goal {
+            let why = format!(
+                "misses the goal: {}",
+                current.misses.clone().unwrap_or_default()
+            );
+            (
+                "Under-provisioned",
+                cheapest.map_or(0.0, |c| current.monthly_cost_usd - c),
+                why,
+            )
+        } else {
+            match cheapest {
+                Some(c) if current.monthly_cost_usd - c >= OVER_PROVISIONED_SAVING * current.monthly_cost_usd => (
+                    "Over-provisioned",
+                    current.monthly_cost_usd - c,
+                    format!("meets the goal; the cheapest recommendation meets it too for ${c:.0} a month instead of ${:.0}", current.monthly_cost_usd),
+                ),
+                _ => ("Optimized", 0.0, "meets the goal, and no recommendation saves 10 % or more".to_string()),
+            }
+        };
+        findings.push(Finding {
+            config: name.clone(),
+            finding: finding.to_string(),
+            risk: if current.meets_goal {
+                risk(share).to_string()
+            } else {
+                "High".to_string()
+            },
+            saving_usd_month: (saving.max(0.0) * 100.0).round() / 100.0,
+            why,
+            current,
+        });
+    }
+    let workload = match &kind {
+        Kind::Db(db) => format!(
+            "{} at scale {} {}",
+            db.profile.name, db.scale, db.profile.scale_unit
+        ),
+        Kind::Io(wl) => wl.source.clone(),
+    };
+    Ok(Advice {
+        schema_version: SCHEMA_VERSION,
+        kind: "storlab-advice",
+        title: q.title.clone(),
+        question: file.to_string(),
+        as_of: q.as_of.clone(),
+        workload,
+        goal: q.goal.clone(),
+        space: counts,
+        recommendations: recs
+            .into_iter()
+            .enumerate()
+            .map(|(i, o)| Recommendation {
+                rank: i + 1,
+                outcome: o,
+            })
+            .collect(),
+        front,
+        cheaper_failures: cheaper,
+        findings,
+        method: METHOD.to_string(),
+        warnings,
+        interrupted,
+    })
+}
+
+pub const METHOD: &str = "every config of the space the catalog's rules allow; an analytic screen (for I/O jobs: the pool's caps for the job's mix and its I/Os in flight over the mean service time; for databases: users no faster than CPU + reads + commit flush + round trip in sequence, vCPUs and data-pool reads under their caps) rules out those that cannot meet the goal; the rest go to the simulator cheapest first, and the first that meet the goal are the answer";
+
+fn fmt_bound(b: f64, kind: &Kind, q: &AdviseFile) -> String {
+    match kind {
+        Kind::Io(_) => format!("{:.0} % of the goal", b * 100.0),
+        Kind::Db(_) => format!(
+            "{b:.0}{}",
+            if q.goal.nopm.is_some() {
+                " NOPM"
+            } else {
+                " TPM"
+            }
+        ),
+    }
+}
+
+fn screen_outcome(
+    c: &space::Candidate,
+    cost: f64,
+    bound: f64,
+    why: &str,
+    metric: &str,
+    kind: &Kind,
+    q: &AdviseFile,
+) -> Outcome {
+    let (nopm, tpm) = match kind {
+        Kind::Db(db) if metric == "nopm" => {
+            (Some(bound), Some(bound / db.profile.nopm_per_txn.max(1e-9)))
+        }
+        Kind::Db(_) => (None, Some(bound)),
+        Kind::Io(_) => (None, None),
+    };
+    let _ = q;
+    Outcome {
+        name: c.name.clone(),
+        config: c.config.clone(),
+        config_toml: config_toml(&c.name, &c.config),
+        monthly_cost_usd: cost,
+        usd_per_1000_tpm: tpm.filter(|t| *t > 0.0).map(|t| cost / (t / 1000.0)),
+        nopm,
+        tpm,
+        vus: None,
+        iops: None,
+        bw_bytes_s: None,
+        p99_ms: None,
+        binding: why.to_string(),
+        meets_goal: false,
+        misses: None,
+        verified_by: "screen".into(),
+        screen_bound: bound,
+    }
+}

@@ -1,0 +1,241 @@
+//! The analytic screen: for each candidate, the most the deployment could
+//! give, from the same resources and costs the simulator spends (bound
+//! analysis of a closed network: no resource past its cap, no user faster
+//! than its own service times in sequence). It never says less than the
+//! simulator would, short of noise, so a candidate it rules out is out;
+//! a candidate it lets through goes to the simulator.
+
+use storlab_model::deployment::{pool_latency, Deployment, Pool};
+use storlab_model::limits::{pool_ceiling, Assumptions, IoPattern};
+use storlab_model::resources::PoolPlan;
+use storlab_model::scenario::Role;
+use storlab_workload::database::{Database, Vus};
+use storlab_workload::job::Job;
+
+/// What the screen says of one candidate: the throughput bound in the
+/// goal's unit, and what gives it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Screened {
+    /// Per job for I/O workloads (IOPS and bytes/s), or one entry for a
+    /// database (transactions a second).
+    pub per_job: Vec<JobBound>,
+    pub binding: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct JobBound {
+    pub job: String,
+    pub iops: f64,
+    pub bw_bytes_s: f64,
+    /// A closed loop's least mean latency at that bound: its I/Os in
+    /// flight over the bound, or the mean service time if longer.
+    pub mean_latency_ms: Option<f64>,
+    /// The least p99 the job can have: that mean, or the p99 of the
+    /// device's own service time, whichever is longer.
+    pub least_p99_ms: f64,
+}
+
+fn data_pool(dep: &Deployment) -> &Pool {
+    storlab_model::limits::primary_pool(dep)
+}
+
+fn pool_by_role(dep: &Deployment, role: Role) -> Option<&Pool> {
+    dep.pools.iter().find(|p| p.role == role)
+}
+
+/// An I/O job's bound: the pool's caps for the job's mix of reads and
+/// writes (buckets full, as at the start of a run), and the job's own
+/// I/Os in flight over the device's mean service time (Little's law).
+pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobBound {
+    let pool = job
+        .pool
+        .as_deref()
+        .and_then(|r| dep.pools.iter().find(|p| p.role.name() == r))
+        .unwrap_or_else(|| data_pool(dep));
+    let read = f64::from(job.rw.read_percent(job.rwmixread)) / 100.0;
+    let plan = PoolPlan::new(dep, pool, job.bs_bytes as f64, !job.rw.is_random());
+    let hit = if plan.cached {
+        dep.host.cache_gib.map_or(1.0, |g| {
+            (g * (1u64 << 30) as f64 / job.size_bytes.max(1) as f64).min(1.0)
+        })
+    } else {
+        0.0
+    };
+    let costs = plan.mean_costs([read * hit, read * (1.0 - hit), 1.0 - read]);
+    let mut iops = f64::INFINITY;
+    let mut service_us = 0.0;
+    let mut service_p99_us = 0.0f64;
+    let outstanding = f64::from(job.iodepth.max(1) * job.numjobs.max(1));
+    for (r, c) in plan.resources.iter().zip(&costs) {
+        if *c > 0.0 {
+            iops = iops.min(r.cap.at(true) / c);
+        }
+    }
+    if let Ok(lat) = pool_latency(cat, dep, pool) {
+        let mean_us = read
+            * (hit
+                * lat
+                    .host_cache
+                    .map_or(lat.device.read.mean_us(), |h| h.read.mean_us())
+                + (1.0 - hit) * lat.device.read.mean_us())
+            + (1.0 - read) * lat.device.write.mean_us();
+        service_us = mean_us;
+        // Each I/O waits at least its own service time, so the job's p99
+        // is at least the service time's p99 (the device's, for misses).
+        let z99 = storlab_model::dist::normal_quantile(0.99);
+        let p99 = |l: &storlab_model::latency::LogNormal| l.at_z(z99).as_secs_f64() * 1e6;
+        // A mix of reads and writes: at least the lesser of their p99s
+        // (each part has 1 % of its I/Os above its own p99).
+        service_p99_us = match (read > 0.0 && hit < 1.0, read < 1.0) {
+            (true, true) => p99(&lat.device.read).min(p99(&lat.device.write)),
+            (true, false) => p99(&lat.device.read),
+            (false, true) => p99(&lat.device.write),
+            (false, false) => 0.0,
+        };
+        if hit > 0.0 {
+            service_p99_us = 0.0;
+        }
+        if mean_us > 0.0 && job.arrival_iops.is_none() {
+            iops = iops.min(outstanding / (mean_us * 1e-6));
+        }
+    }
+    if let Some(r) = job.rate_iops {
+        iops = iops.min(r as f64 * f64::from(job.numjobs.max(1)));
+    }
+    if let Some(a) = job.arrival_iops {
+        iops = iops.min(a * f64::from(job.numjobs.max(1)));
+    }
+    let closed = job.arrival_iops.is_none() && job.rate_iops.is_none() && job.thinktime.is_zero();
+    let mean_latency_ms = (closed && iops.is_finite() && iops > 0.0)
+        .then(|| (outstanding / iops).max(service_us * 1e-6) * 1e3);
+    let least_p99_ms =
+        mean_latency_ms.map_or(service_p99_us * 1e-3, |m| m.max(service_p99_us * 1e-3));
+    JobBound {
+        job: job.name.clone(),
+        iops,
+        bw_bytes_s: iops * job.bs_bytes as f64,
+        mean_latency_ms,
+        least_p99_ms,
+    }
+}
+
+/// The per-transaction demands of a database profile on a host.
+#[derive(Debug, Clone, Copy)]
+pub struct TxnDemand {
+    /// Data pages read (page accesses × the miss ratio at this host's cache).
+    pub reads: f64,
+    /// Pages dirtied: the most the write-back can write per transaction.
+    pub dirtied: f64,
+    pub commits: f64,
+    pub wal_bytes: f64,
+    pub page_bytes: f64,
+}
+
+pub fn txn_demand(db: &Database, memory_gib: f64) -> TxnDemand {
+    let p = &db.profile;
+    let memory = db
+        .db_memory_gib
+        .unwrap_or(memory_gib * storlab_sim::db::DB_MEMORY_SHARE)
+        * (1u64 << 30) as f64;
+    let miss = p
+        .mrc
+        .miss_ratio_at(memory / p.data_bytes(db.scale).max(1.0));
+    let sum = |f: &dyn Fn(&storlab_workload::profile::TxnProfile) -> f64| {
+        p.transactions.iter().map(|t| t.share * f(t)).sum::<f64>()
+    };
+    TxnDemand {
+        reads: sum(&|t| t.page_accesses) * miss,
+        dirtied: sum(&|t| t.pages_dirtied),
+        commits: sum(&|t| t.commits),
+        wal_bytes: sum(&|t| t.wal_bytes),
+        page_bytes: p.data.page_bytes,
+    }
+}
+
+/// The VU counts of the workload's sweep.
+pub fn vu_steps(db: &Database) -> Vec<u32> {
+    match &db.vus {
+        Vus::List(v) => v.clone(),
+        Vus::Auto { max } => storlab_workload::database::auto_steps(*max),
+    }
+}
+
+/// A database's bound, transactions a second at its best VU count: each
+/// user no faster than its CPU, reads, commit flush, round trip and think
+/// time in sequence (N / R₀); the vCPUs no busier than full; the data
+/// pool's reads under its caps.
+pub fn database(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database) -> (f64, String) {
+    let p = &db.profile;
+    let d = txn_demand(db, dep.host.memory_gib.unwrap_or(0.0));
+    let speed = storlab_sim::db::cpu_speed_ratio(dep, p).unwrap_or(1.0);
+    let vcpus = dep.host.vcpus.unwrap_or(1.0).max(1.0);
+    let data = data_pool(dep);
+    let log = pool_by_role(dep, Role::Log).unwrap_or(data);
+    let read_us = pool_latency(cat, dep, data).map_or(0.0, |l| l.device.read.mean_us());
+    let flush_us = pool_latency(cat, dep, log)
+        .map_or(0.0, |l| l.device.flush.unwrap_or(l.device.write).mean_us());
+    let page = IoPattern {
+        size_bytes: d.page_bytes.max(512.0),
+        read: true,
+        sequential: false,
+    };
+    let read_cap = pool_ceiling(
+        dep,
+        data,
+        page,
+        true,
+        Assumptions {
+            read_hit_ratio: 0.0,
+        },
+    );
+    let base_cpu_us: f64 = p.transactions.iter().map(|t| t.share * t.cpu_us).sum();
+    let mut best = (0.0f64, String::new());
+    for n in vu_steps(db) {
+        let n = f64::from(n.max(1));
+        let cpu_s = base_cpu_us * p.penalty_factor(n) / speed * 1e-6;
+        let r0 = p.outside_us_at(n) * 1e-6
+            + cpu_s
+            + d.reads * read_us * 1e-6
+            + d.commits * flush_us * 1e-6
+            + db.think_time_ms * 1e-3;
+        let mut x = f64::INFINITY;
+        let mut why = String::new();
+        let mut bound = |v: f64, w: String| {
+            if v < x {
+                x = v;
+                why = w;
+            }
+        };
+        if r0 > 0.0 {
+            bound(
+                n / r0,
+                format!(
+                    "{n} users, each a transaction every {:.2} ms at best",
+                    r0 * 1e3
+                ),
+            );
+        }
+        if cpu_s > 0.0 {
+            bound(
+                vcpus / cpu_s,
+                format!(
+                    "host CPU: {vcpus} vCPUs at {:.0} µs a transaction",
+                    cpu_s * 1e6
+                ),
+            );
+        }
+        if d.reads > 0.0 && read_cap.value.is_finite() {
+            bound(
+                read_cap.value / d.reads,
+                format!(
+                    "data pool reads ({:.2} a transaction): {}",
+                    d.reads, read_cap.binding
+                ),
+            );
+        }
+        if x > best.0 {
+            best = (x, why);
+        }
+    }
+    best
+}

@@ -1,0 +1,146 @@
+"""`storlab advise QUESTION`: the cheapest deployments of the catalog that
+meet the question's goal, the cost/throughput front, why cheaper ones
+fail, and a finding for each current config. The search is Rust's
+(storlab-advise); this layer prints."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from storlab import api
+from storlab.cli import app
+from storlab.errors import StorlabError
+from storlab.export import to_json
+
+
+def _money(x: float | None) -> str:
+    return "—" if x is None else f"${x:,.0f}"
+
+
+def _figures(o: dict[str, Any]) -> str:
+    """What a verified (or screened) outcome gives, in the goal's terms."""
+    parts = []
+    if o.get("nopm") is not None:
+        parts.append(f"{o['nopm']:,.0f} NOPM")
+    if o.get("tpm") is not None and o.get("nopm") is None:
+        parts.append(f"{o['tpm']:,.0f} TPM")
+    if o.get("vus") is not None:
+        parts.append(f"at {o['vus']} VUs")
+    if o.get("iops") is not None:
+        parts.append(f"{o['iops']:,.0f} IOPS")
+    if o.get("bw_bytes_s") is not None:
+        parts.append(f"{o['bw_bytes_s'] / 1e6:,.1f} MB/s")
+    if o.get("p99_ms") is not None:
+        parts.append(f"p99 {o['p99_ms']:,.2f} ms")
+    return ", ".join(parts)
+
+
+def _pools(o: dict[str, Any]) -> str:
+    c = o["config"]
+    out = []
+    for p in c["pools"]:
+        bits = [f"{p.get('count', 1)} × {p['device']}"]
+        if p.get("size_gib") is not None:
+            bits.append(f"{p['size_gib']:g} GiB")
+        if p.get("storage_gib") is not None:
+            bits.append(f"{p['storage_gib']:g} GiB storage")
+        if p.get("iops") is not None:
+            bits.append(f"{p['iops']:g} IOPS")
+        for k, unit in (("throughput_mib_s", "MiB/s"), ("throughput_mb_s", "MB/s")):
+            if p.get(k) is not None:
+                bits.append(f"{p[k]:g} {unit}")
+        if p.get("host_cache") not in (None, "none"):
+            bits.append(f"cache {p['host_cache']}")
+        out.append(f"{p.get('role', 'all')}: " + ", ".join(bits))
+    return "\n".join(out)
+
+
+def advice_tables(rec: dict[str, Any]) -> Group:
+    """The advice as the terminal shows it."""
+    sp = rec["space"]
+    parts: list[Any] = []
+    head = Text(rec.get("title") or rec["question"], style="bold")
+    parts.append(head)
+    parts.append(Text(f"{rec['workload']}; goal: " + ", ".join(f"{k} {v}" for k, v in rec["goal"].items() if k != "jobs")
+                      + "".join(f"; job {j}: {g}" for j, g in (rec["goal"].get("jobs") or {}).items())))
+    parts.append(Text(f"{sp['region']}: {sp['hosts']} hosts × {sp['devices']} devices → {sp['candidates']:,} configs the "
+                      f"vendors allow; {sp['screened']:,} pass the screen; the simulator ran {sp['verified']:,}",
+                      style="dim"))
+    t = Table(title="cheapest that meet the goal (verified by the simulator)", title_justify="left")
+    per_tpm = any(r.get("usd_per_1000_tpm") is not None for r in rec["recommendations"])
+    cols = ("#", "host", "pools", "$ a month", *(("$ / 1,000 TPM",) if per_tpm else ()), "gives", "binding")
+    for col in cols:
+        t.add_column(col, justify="right" if col in ("#", "$ a month", "$ / 1,000 TPM") else "left")
+    for r in rec["recommendations"]:
+        row = [str(r["rank"]), r["config"]["host"], _pools(r), _money(r["monthly_cost_usd"])]
+        if per_tpm:
+            row.append("—" if r.get("usd_per_1000_tpm") is None else f"${r['usd_per_1000_tpm']:,.2f}")
+        t.add_row(*row, _figures(r), r["binding"])
+    parts.append(t)
+    if rec["recommendations"]:
+        first = rec["recommendations"][0]
+        parts.append(Text("the first as a scenario config (paste and run with storlab simulate):", style="dim"))
+        parts.append(Text(first["config_toml"].rstrip()))
+    if rec["cheaper_failures"]:
+        f = Table(title="cheaper, but they miss", title_justify="left")
+        for col in ("host", "pools", "$ a month", "misses"):
+            f.add_column(col)
+        for o in rec["cheaper_failures"]:
+            f.add_row(o["config"]["host"], _pools(o), _money(o["monthly_cost_usd"]), o.get("misses") or "")
+        parts.append(f)
+    if rec["findings"]:
+        f = Table(title="your configs", title_justify="left")
+        for col in ("config", "finding", "risk", "saving a month", "gives", "why"):
+            f.add_column(col)
+        for x in rec["findings"]:
+            style = {"Under-provisioned": "red", "Over-provisioned": "yellow"}.get(x["finding"], "green")
+            f.add_row(x["config"], Text(x["finding"], style=style), x["risk"], _money(x["saving_usd_month"]),
+                      _figures(x["current"]), x["why"])
+        parts.append(f)
+    for w in rec.get("warnings") or []:
+        parts.append(Text(w, style="yellow"))
+    parts.append(Text(f"method: {rec['method']}", style="dim"))
+    return Group(*parts)
+
+
+@app.command("advise")
+def advise_cmd(
+    question: Path = typer.Argument(..., help="Question file (TOML): a workload, a [goal], an optional [space] and current [configs.*]."),
+    json_out: bool = typer.Option(False, "--json", help="Print the advice record as JSON."),
+    top: Optional[int] = typer.Option(None, "--top", help="How many recommendations (default 10)."),
+    threads: Optional[int] = typer.Option(None, "--threads", help="Simulations at once (default: every core); the answer is the same for any count."),
+    catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
+) -> None:
+    """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
+    from rich.console import Console
+
+    from storlab.cli.out import console
+
+    for flag, v in (("--top", top), ("--threads", threads)):
+        if v is not None and v < 1:
+            raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
+    err = Console(stderr=True)
+    if sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress
+
+        with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("advise", total=None)
+            rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total or None))
+    else:
+        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of)
+    if json_out:
+        typer.echo(to_json(rec), nl=False)
+    else:
+        console().print(advice_tables(rec))
+    if rec.get("interrupted"):
+        err.print("interrupted: the best found so far is above", style="yellow")
+        raise typer.Exit(130)
