@@ -70,6 +70,7 @@ class Catalog:
         *,
         top: int | None = None,
         threads: int | None = None,
+        demand_json: str | None = None,
         progress: Callable[[int, int], object] | None = None,
     ) -> str:
         """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs."""

@@ -170,22 +170,87 @@ def advise(
     threads: int | None = None,
     progress=None,
     as_of: str | None = None,
+    from_cloudwatch: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """The advice for a question file (DESIGN.md "storlab advise"): the
     cheapest deployments that meet its `[goal]`, the cost/throughput front,
     why cheaper ones fail, and a finding for each current `[configs.*]`.
     `progress(done, total)` counts the simulator's runs; `as_of` applies the
-    vendor rules of that day."""
+    vendor rules of that day; `from_cloudwatch` (CloudWatch get-metric-data
+    JSON or CSV) gives the workload and goal as the demand it measured."""
     name, text = read_scenario(question)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
+    demand = None if from_cloudwatch is None else measured_demand(from_cloudwatch)
     raw = cat.advise_json(name, text, str(Path(name).resolve().parent), str(PROFILES), top=top, threads=threads,
-                          progress=progress)
+                          demand_json=None if demand is None else json.dumps(demand), progress=progress)
     record = json.loads(raw)
     inputs: dict[str, Any] = {"question": name, "catalog_files": files}
     if top is not None:
         inputs["top"] = top
     return _finish(record, None, inputs)
+
+
+# CloudWatch's I/O metrics: EBS volumes report Sum per period (VolumeReadOps
+# and VolumeReadBytes, "Count" and "Bytes"); RDS instances report per-second
+# rates (ReadIOPS, "Count/Second"; ReadThroughput, "Bytes/Second").
+_CW_READ_OPS = ("VolumeReadOps", "ReadIOPS")
+_CW_WRITE_OPS = ("VolumeWriteOps", "WriteIOPS")
+_CW_READ_BYTES = ("VolumeReadBytes", "ReadThroughput")
+_CW_WRITE_BYTES = ("VolumeWriteBytes", "WriteThroughput")
+
+
+def measured_demand(path: str | os.PathLike) -> dict[str, Any]:
+    """The I/O demand in a CloudWatch export (read by storlab import's
+    reader): IOPS at its busiest period (the Maximum statistic over the
+    lookback, as AWS Compute Optimizer takes it), the MB/s and read share of
+    that period, and the mean I/O size."""
+    from storlab.errors import ScenarioError
+
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"--from-cloudwatch {p}: cannot read it ({e.strerror or e})") from None
+    rec = json.loads(_native.import_record_json(str(p), data))
+    rates: dict[str, dict[str, float]] = {}
+    periods: set[float] = set()
+    for s in rec.get("series") or []:
+        metric, unit, period = s.get("metric"), s.get("unit", ""), float(s.get("period_s") or 0)
+        if metric not in _CW_READ_OPS + _CW_WRITE_OPS + _CW_READ_BYTES + _CW_WRITE_BYTES:
+            continue
+        per_second = unit.endswith("/Second")
+        if not per_second and period <= 0:
+            raise ScenarioError(f"--from-cloudwatch {p}: {metric} has no period — export it with --period")
+        periods.add(period)
+        key = "r_ops" if metric in _CW_READ_OPS else "w_ops" if metric in _CW_WRITE_OPS else \
+            "r_bytes" if metric in _CW_READ_BYTES else "w_bytes"
+        out = rates.setdefault(key, {})
+        for t, v in zip(s.get("timestamps") or [], s.get("values") or []):
+            out[t] = out.get(t, 0.0) + (v if per_second else v / period)
+    if "r_ops" not in rates and "w_ops" not in rates:
+        raise ScenarioError(f"--from-cloudwatch {p}: no I/O metrics — give VolumeReadOps and VolumeWriteOps (EBS) or "
+                            "ReadIOPS and WriteIOPS (RDS)")
+    times = sorted(set(rates.get("r_ops", {})) | set(rates.get("w_ops", {})))
+    iops = {t: rates.get("r_ops", {}).get(t, 0.0) + rates.get("w_ops", {}).get(t, 0.0) for t in times}
+    peak = max(times, key=lambda t: (iops[t], t))
+    total_ops = sum(iops.values())
+    total_bytes = sum(rates.get("r_bytes", {}).values()) + sum(rates.get("w_bytes", {}).values())
+    reads = sum(rates.get("r_ops", {}).values())
+    period = max(periods) if periods else 60.0
+    peak_bytes = rates.get("r_bytes", {}).get(peak, 0.0) + rates.get("w_bytes", {}).get(peak, 0.0)
+    return {
+        "source": str(p),
+        "iops": round(iops[peak], 3),
+        "mb_s": round(peak_bytes / 1e6, 3),
+        "read_share": reads / total_ops if total_ops > 0 else 1.0,
+        # Without byte metrics, 16 KiB: the size EBS counts an I/O up to.
+        "io_bytes": total_bytes / total_ops if total_ops > 0 and total_bytes > 0 else 16384.0,
+        "statistic": f"Maximum of {len(times)} periods of {period:g} s",
+        "period_s": period,
+        "lookback_s": len(times) * period,
+        "metrics": sorted({s.get("metric") for s in rec.get("series") or [] if s.get("metric")}),
+    }
 
 
 def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:

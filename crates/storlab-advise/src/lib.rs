@@ -59,6 +59,8 @@ pub struct Options {
     pub threads: usize,
     /// Most candidates the simulator verifies, cheapest first.
     pub max_verified: usize,
+    /// A demand measured by CloudWatch, in place of the question's workload.
+    pub demand: Option<question::MeasuredDemand>,
 }
 
 impl Default for Options {
@@ -67,6 +69,7 @@ impl Default for Options {
             top: 10,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_verified: 400,
+            demand: None,
         }
     }
 }
@@ -123,6 +126,10 @@ pub struct Outcome {
     pub verified_by: String,
     /// The screen's bound in the goal's unit (nopm, tpm, or the least IOPS).
     pub screen_bound: f64,
+    /// The goal's share of what the deployment can give (its highest step
+    /// for a database, its caps for I/O jobs): the performance risk's base.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -156,6 +163,9 @@ pub struct Advice {
     pub as_of: Option<String>,
     pub workload: String,
     pub goal: Goal,
+    /// The demand `--from-cloudwatch` measured, when it gave the workload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub demand: Option<question::MeasuredDemand>,
     pub space: SpaceCounts,
     pub recommendations: Vec<Recommendation>,
     /// Cost against throughput: each point the cheapest that gives more
@@ -335,6 +345,7 @@ impl Ctx<'_> {
             misses: None,
             verified_by: "simulate".into(),
             screen_bound: bound,
+            load: None,
         };
         let g = &self.q.goal;
         match self.kind {
@@ -387,6 +398,9 @@ impl Ctx<'_> {
                             .total_cmp(&num(b, metric).unwrap_or(0.0))
                     })
                 });
+                let highest = steps.iter().filter_map(|s| num(s, metric)).fold(0.0, f64::max);
+                let want = g.nopm.or(g.tpm).unwrap_or(0.0);
+                out.load = (highest > 0.0).then(|| want / highest);
                 if let Some(s) = pick {
                     out.nopm = num(s, "nopm");
                     out.tpm = num(s, "tpm");
@@ -407,7 +421,21 @@ impl Ctx<'_> {
                     out.misses = Some("the simulator returned no step".into());
                 }
             }
-            Kind::Io(_) => {
+            Kind::Io(wl) => {
+                if let Ok(dep) = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region)) {
+                    let mut load: f64 = 0.0;
+                    for j in &wl.jobs {
+                        let b = screen::io_job(self.cat, &dep, j);
+                        let (iops, mb_s, _) = self.job_goal(&j.name);
+                        let cap_mb_s = b.cap_iops * j.bs_bytes as f64 / 1e6;
+                        for (w, cap) in [(iops, b.cap_iops), (mb_s, cap_mb_s)] {
+                            if let (Some(w), true) = (w, cap > 0.0) {
+                                load = load.max(w / cap);
+                            }
+                        }
+                    }
+                    out.load = (load > 0.0).then_some(load);
+                }
                 let rec = storlab_sim::simulate(
                     self.cat,
                     self.file,
@@ -566,7 +594,11 @@ pub fn advise(
     stop: &AtomicBool,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Advice, AdviseError> {
-    let q = AdviseFile::from_toml(file, text)?;
+    let mut q = AdviseFile::parse(file, text)?;
+    if let Some(d) = &opts.demand {
+        q.with_demand(file, d)?;
+    }
+    q.check(file)?;
     let cat_owned;
     // A dated catalog (`--as-of`) wins over the question's `as_of`.
     let cat = match (&cat.as_of, &q.as_of) {
@@ -664,15 +696,8 @@ pub fn advise(
                 }
             }
             Kind::Io(wl) => {
-                let mut d = space::Demand {
-                    gib: wl
-                        .jobs
-                        .iter()
-                        .map(|j| j.size_bytes as f64)
-                        .fold(0.0, f64::max)
-                        / (1u64 << 30) as f64,
-                    ..Default::default()
-                };
+                let job_gib = wl.jobs.iter().map(|j| j.size_bytes as f64).fold(0.0, f64::max) / (1u64 << 30) as f64;
+                let mut d = space::Demand { gib: q.space.capacity_gib.unwrap_or(job_gib), ..Default::default() };
                 for j in &wl.jobs {
                     let (iops, mb_s, _) = ctx.job_goal(&j.name);
                     let iops = iops
@@ -849,7 +874,7 @@ pub fn advise(
         let cost = monthly_cost(cat, &dep);
         let (bound, _) = ctx.screen(&dep);
         let current = ctx.verify(name, c, cost.monthly_cost_usd, bound)?;
-        let share = goal_share(&q, &current);
+        let share = current.load.unwrap_or_else(|| goal_share(&q, &current));
         let (finding, saving, why) = if !current.meets_goal {
             let why = format!(
                 "misses the goal: {}",
@@ -898,6 +923,7 @@ pub fn advise(
         as_of: q.as_of.clone(),
         workload,
         goal: q.goal.clone(),
+        demand: opts.demand.clone(),
         space: counts,
         recommendations: recs
             .into_iter()
@@ -966,5 +992,6 @@ fn screen_outcome(
         misses: None,
         verified_by: "screen".into(),
         screen_bound: bound,
+        load: None,
     }
 }

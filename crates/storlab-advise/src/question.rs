@@ -20,6 +20,7 @@ pub struct AdviseFile {
     /// I/O jobs or `[workload.database]`, as in a scenario.
     #[serde(default)]
     pub workload: Option<toml::Table>,
+    #[serde(default)]
     pub goal: Goal,
     #[serde(default)]
     pub space: Space,
@@ -98,6 +99,10 @@ pub struct Space {
     /// log pool of its own) or both (default).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<LogPlacement>,
+    /// The data's size, GiB, where the workload does not give it (a
+    /// demand measured by CloudWatch): the pools hold at least this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_gib: Option<f64>,
     /// The share of a pool's capacity kept free (growth, maintenance):
     /// data of D GiB needs D / (1 − free_space). Default 0.2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,15 +125,50 @@ pub enum LogPlacement {
 pub const MAX_COUNT: u32 = 64;
 
 impl AdviseFile {
-    pub fn from_toml(file: &str, text: &str) -> Result<AdviseFile, AdviseError> {
+    /// The file as written; `check` before use.
+    pub fn parse(file: &str, text: &str) -> Result<AdviseFile, AdviseError> {
         let de = toml::Deserializer::new(text);
-        let f: AdviseFile = serde_path_to_error::deserialize(de)
-            .map_err(|e| AdviseError::Model(from_toml_error(file, text, e, false)))?;
+        serde_path_to_error::deserialize(de).map_err(|e| AdviseError::Model(from_toml_error(file, text, e, false)))
+    }
+
+    pub fn from_toml(file: &str, text: &str) -> Result<AdviseFile, AdviseError> {
+        let f = AdviseFile::parse(file, text)?;
         f.check(file)?;
         Ok(f)
     }
 
-    fn check(&self, file: &str) -> Result<(), AdviseError> {
+    /// A demand measured elsewhere (`--from-cloudwatch`) as the question's
+    /// workload: one open-loop job at the measured rate, mix and I/O size
+    /// over the data (`space.capacity_gib`, else 100 GiB), for ten
+    /// simulated minutes; its IOPS the goal unless the file sets one.
+    pub fn with_demand(&mut self, file: &str, d: &MeasuredDemand) -> Result<(), AdviseError> {
+        if self.workload.is_some() {
+            return Err(AdviseError::Input {
+                file: file.into(),
+                field: "workload".into(),
+                message: format!("the question has a workload and --from-cloudwatch {} gives one — drop one of them", d.source),
+            });
+        }
+        let bs = ((d.io_bytes / 4096.0).round().max(1.0) * 4096.0) as i64;
+        let size_gib = self.space.capacity_gib.unwrap_or(100.0).max(1.0);
+        let mut job = toml::Table::new();
+        job.insert("name".into(), toml::Value::String("measured".into()));
+        job.insert("rw".into(), toml::Value::String("randrw".into()));
+        job.insert("rwmixread".into(), toml::Value::Integer((d.read_share * 100.0).round().clamp(0.0, 100.0) as i64));
+        job.insert("bs".into(), toml::Value::Integer(bs));
+        job.insert("size".into(), toml::Value::String(format!("{}g", size_gib.ceil() as i64)));
+        job.insert("arrival_iops".into(), toml::Value::Float(d.iops));
+        job.insert("runtime_s".into(), toml::Value::Integer(600));
+        let mut wl = toml::Table::new();
+        wl.insert("jobs".into(), toml::Value::Array(vec![toml::Value::Table(job)]));
+        self.workload = Some(wl);
+        if self.goal.iops.is_none() && self.goal.mb_s.is_none() && self.goal.jobs.is_empty() {
+            self.goal.iops = Some(d.iops);
+        }
+        Ok(())
+    }
+
+    pub fn check(&self, file: &str) -> Result<(), AdviseError> {
         let bad = |field: &str, message: String| AdviseError::Input {
             file: file.to_string(),
             field: field.to_string(),
@@ -210,4 +250,22 @@ impl AdviseFile {
     pub fn region(&self) -> Option<&str> {
         self.space.region.as_deref().or(self.region.as_deref())
     }
+}
+
+/// A volume's or instance's demand as CloudWatch measured it
+/// (`--from-cloudwatch`): the rate at the stated statistic over the
+/// lookback, its read share and mean I/O size.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredDemand {
+    pub source: String,
+    pub iops: f64,
+    pub mb_s: f64,
+    pub read_share: f64,
+    pub io_bytes: f64,
+    /// How the figure was taken, e.g. "Maximum of 288 periods of 300 s".
+    pub statistic: String,
+    pub period_s: f64,
+    pub lookback_s: f64,
+    pub metrics: Vec<String>,
 }

@@ -25,6 +25,9 @@ pub struct Screened {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct JobBound {
     pub job: String,
+    /// What the pool's caps (and a closed loop's I/Os in flight) allow,
+    /// whatever the job asks: its capacity.
+    pub cap_iops: f64,
     pub iops: f64,
     pub bw_bytes_s: f64,
     /// A closed loop's least mean latency at that bound: its I/Os in
@@ -99,6 +102,7 @@ pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobB
             iops = iops.min(outstanding / (mean_us * 1e-6));
         }
     }
+    let cap_iops = iops;
     if let Some(r) = job.rate_iops {
         iops = iops.min(r as f64 * f64::from(job.numjobs.max(1)));
     }
@@ -112,6 +116,7 @@ pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobB
         mean_latency_ms.map_or(service_p99_us * 1e-3, |m| m.max(service_p99_us * 1e-3));
     JobBound {
         job: job.name.clone(),
+        cap_iops,
         iops,
         bw_bytes_s: iops * job.bs_bytes as f64,
         mean_latency_ms,

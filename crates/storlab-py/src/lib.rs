@@ -327,7 +327,7 @@ impl Catalog {
     /// cheapest deployments that meet its goal. `progress(done, total)`
     /// counts the simulator's runs; Ctrl-C ends the search with the best
     /// found so far, marked interrupted.
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, progress=None))]
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn advise_json(
         &self,
@@ -338,10 +338,14 @@ impl Catalog {
         profiles_dir: String,
         top: Option<usize>,
         threads: Option<usize>,
+        demand_json: Option<String>,
         progress: Option<PyObject>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
         let mut opts = storlab_advise::Options::default();
+        if let Some(d) = demand_json {
+            opts.demand = Some(serde_json::from_str(&d).map_err(|e| raise(py, "ScenarioError", format!("the measured demand: {e}")))?);
+        }
         if let Some(t) = top {
             if t == 0 {
                 return Err(raise(py, "ScenarioError", "--top 0: give at least 1, e.g. 10".into()));

@@ -68,8 +68,13 @@ def advice_tables(rec: dict[str, Any]) -> Group:
     parts: list[Any] = []
     head = Text(rec.get("title") or rec["question"], style="bold")
     parts.append(head)
-    parts.append(Text(f"{rec['workload']}; goal: " + ", ".join(f"{k} {v}" for k, v in rec["goal"].items() if k != "jobs")
+    parts.append(Text(f"{rec['workload']}; goal: " + ", ".join(f"{k} {v:,g}" for k, v in rec["goal"].items() if k != "jobs")
                       + "".join(f"; job {j}: {g}" for j, g in (rec["goal"].get("jobs") or {}).items())))
+    d = rec.get("demand")
+    if d:
+        parts.append(Text(f"demand from {d['source']}: {d['iops']:,.0f} IOPS, {d['mb_s']:,.1f} MB/s, "
+                          f"{d['read_share'] * 100:.0f} % reads, {d['io_bytes'] / 1024:,.1f} KiB an I/O — "
+                          f"{d['statistic']} ({d['lookback_s'] / 3600:,.1f} h looked back)"))
     parts.append(Text(f"{sp['region']}: {sp['hosts']} hosts × {sp['devices']} devices → {sp['candidates']:,} configs the "
                       f"vendors allow; {sp['screened']:,} pass the screen; the simulator ran {sp['verified']:,}",
                       style="dim"))
@@ -118,6 +123,7 @@ def advise_cmd(
     threads: Optional[int] = typer.Option(None, "--threads", help="Simulations at once (default: every core); the answer is the same for any count."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
+    from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
     from rich.console import Console
@@ -133,10 +139,10 @@ def advise_cmd(
 
         with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
             task = bar.add_task("advise", total=None)
-            rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of,
+            rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch,
                              progress=lambda done, total: bar.update(task, completed=done, total=total or None))
     else:
-        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of)
+        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:
