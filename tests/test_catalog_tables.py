@@ -200,6 +200,23 @@ def test_prices_read_by_hand():
                 assert usd == pytest.approx(ec2[f"{fam}.large"] * int(vcpus[name]["vcpus"]) / 2, abs=1e-9), name
 
 
+def test_windows_prices_are_linux_plus_the_per_vcpu_licence_fee():
+    # ec2instances.info-style extract, r6i rows: "r6i.4xlarge" Linux 1.008,
+    # Windows 1.744. AWS bills the Windows licence at $0.046 per vCPU-hour
+    # (ec2ug-optimize-cpu-license-fees in aws-ec2.toml): 1.008 + 16 × 0.046 =
+    # 1.744. Every transcribed Windows price must agree with its Linux price
+    # so, which a slip in either table breaks.
+    linux, windows = prices("ec2-prices.tsv"), prices("ec2-prices-windows.tsv")
+    vcpus = {**table("ec2-memory-optimized.tsv"), **table("ec2-general-purpose.tsv"), **table("ec2-compute-optimized.tsv")}
+    assert len(windows) == 50
+    for name, usd in windows.items():
+        assert usd == pytest.approx(linux[name] + int(vcpus[name]["vcpus"]) * 0.046, abs=1e-9), name
+    assert windows["r6i.4xlarge"] == 1.744
+    # The hand-written Windows prices of r5.large, m5.xlarge and r5b.24xlarge
+    # (0.218, 0.376, 11.568) are the same rows.
+    assert (windows["r5.large"], windows["m5.xlarge"], windows["r5b.24xlarge"]) == (0.218, 0.376, 11.568)
+
+
 # ------------------------------------------------------------------ the catalog
 
 

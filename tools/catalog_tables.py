@@ -170,9 +170,10 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
         "# Amazon EC2 instance families r5, m5, r6i, m6i, c5, c6i, r5b and x2iedn:\n"
         "# vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB, MB/s at 128 KiB),\n"
         "# the 30-minutes-a-day EBS burst of the sizes marked with an asterisk,\n"
-        "# network bandwidth and us-east-1 Linux on-demand prices. All eight\n"
-        "# families are built on the Nitro System (ec2ug-instance-types); instance\n"
-        "# store is not modelled for the generated sizes.",
+        "# network bandwidth and us-east-1 on-demand prices (Linux; Windows for\n"
+        "# r5, m5, r6i, m6i, c5 and r5b). All eight families are built on the\n"
+        "# Nitro System (ec2ug-instance-types); instance store is not modelled\n"
+        "# for the generated sizes.",
         known,
     )
     fam_meta, families = read_table(TABLES / "ec2-families.tsv")
@@ -230,13 +231,16 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
             fields.append(("block_express", "true"))
         fields += [("ebs", inline(ebs)), ("network", inline(net))]
         out.hosts.append(host(fields))
-    meta, prices = read_table(TABLES / "ec2-prices.tsv")
-    src = out.source(meta)
-    for p in prices:
-        item = f"aws/ec2/{p['instance']}"
-        if (p["region"], item, p["license"]) in skip_prices:
-            continue
-        out.prices.append(price(p["region"], item, p["license"], p["usd_hour"], src))
+    for name in ("ec2-prices.tsv", "ec2-prices-windows.tsv"):
+        meta, prices = read_table(TABLES / name)
+        src = out.source(meta)
+        for p in prices:
+            item = f"aws/ec2/{p['instance']}"
+            if item not in {f"aws/ec2/{r['instance']}" for r in ebs_rows}:
+                raise TableError(f"{name}: {p['instance']} is in no EBS-optimized row")
+            if (p["region"], item, p["license"]) in skip_prices:
+                continue
+            out.prices.append(price(p["region"], item, p["license"], p["usd_hour"], src))
     return out.text()
 
 
