@@ -208,13 +208,15 @@ def test_windows_prices_are_linux_plus_the_per_vcpu_licence_fee():
     # so, which a slip in either table breaks.
     linux, windows = prices("ec2-prices.tsv"), prices("ec2-prices-windows.tsv")
     vcpus = {**table("ec2-memory-optimized.tsv"), **table("ec2-general-purpose.tsv"), **table("ec2-compute-optimized.tsv")}
-    assert len(windows) == 50
+    assert len(windows) == 66  # every size of the eight families
     for name, usd in windows.items():
         assert usd == pytest.approx(linux[name] + int(vcpus[name]["vcpus"]) * 0.046, abs=1e-9), name
     assert windows["r6i.4xlarge"] == 1.744
-    # The hand-written Windows prices of r5.large, m5.xlarge and r5b.24xlarge
-    # (0.218, 0.376, 11.568) are the same rows.
-    assert (windows["r5.large"], windows["m5.xlarge"], windows["r5b.24xlarge"]) == (0.218, 0.376, 11.568)
+    # The hand-written Windows prices of r5.large, m5.xlarge, r5b.24xlarge and
+    # x2iedn.32xlarge (0.218, 0.376, 11.568, 32.564) are the same rows.
+    assert (windows["r5.large"], windows["m5.xlarge"], windows["r5b.24xlarge"], windows["x2iedn.32xlarge"]) == \
+        (0.218, 0.376, 11.568, 32.564)
+    assert set(windows) == set(linux)
 
 
 # ------------------------------------------------------------------ the catalog

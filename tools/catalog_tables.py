@@ -170,10 +170,9 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
         "# Amazon EC2 instance families r5, m5, r6i, m6i, c5, c6i, r5b and x2iedn:\n"
         "# vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB, MB/s at 128 KiB),\n"
         "# the 30-minutes-a-day EBS burst of the sizes marked with an asterisk,\n"
-        "# network bandwidth and us-east-1 on-demand prices (Linux; Windows for\n"
-        "# r5, m5, r6i, m6i, c5 and r5b). All eight families are built on the\n"
-        "# Nitro System (ec2ug-instance-types); instance store is not modelled\n"
-        "# for the generated sizes.",
+        "# network bandwidth and us-east-1 on-demand prices (Linux and Windows).\n"
+        "# All eight families are built on the Nitro System (ec2ug-instance-types);\n"
+        "# instance store is not modelled for the generated sizes.",
         known,
     )
     fam_meta, families = read_table(TABLES / "ec2-families.tsv")
