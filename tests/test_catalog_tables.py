@@ -219,6 +219,24 @@ def test_windows_prices_are_linux_plus_the_per_vcpu_licence_fee():
     assert set(windows) == set(linux)
 
 
+def test_us_west_2_prices_read_by_hand():
+    # us-west-2.json@104f716e: {"instanceType":"r6i.4xlarge","os":"Linux",...,
+    # "pricePerHour":1.008} and the Windows row 1.744; the table says every row
+    # read equals its us-east-1 row, which holds for these families.
+    lines = [ln.split("\t") for ln in (TABLES / "ec2-prices-usw2.tsv").read_text(encoding="utf-8").splitlines()
+             if ln.startswith("aws/")]
+    usw2 = {(c[1], c[2]): float(c[3]) for c in lines}
+    assert len(usw2) == len(lines) == 132
+    assert (usw2[("r6i.4xlarge", "linux")], usw2[("r6i.4xlarge", "windows")]) == (1.008, 1.744)
+    use1 = {**{(k, "linux"): v for k, v in prices("ec2-prices.tsv").items()},
+            **{(k, "windows"): v for k, v in prices("ec2-prices-windows.tsv").items()}}
+    assert usw2 == use1
+    # The hand-written us-west-2 rows of the sizes that overlap (m5.xlarge
+    # $0.192 / $0.376, r5.large $0.126 / $0.218) are the same rows.
+    assert (usw2[("m5.xlarge", "linux")], usw2[("m5.xlarge", "windows")]) == (0.192, 0.376)
+    assert (usw2[("r5.large", "linux")], usw2[("r5.large", "windows")]) == (0.126, 0.218)
+
+
 # ------------------------------------------------------------------ the catalog
 
 

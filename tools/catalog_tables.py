@@ -170,7 +170,8 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
         "# Amazon EC2 instance families r5, m5, r6i, m6i, c5, c6i, r5b and x2iedn:\n"
         "# vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB, MB/s at 128 KiB),\n"
         "# the 30-minutes-a-day EBS burst of the sizes marked with an asterisk,\n"
-        "# network bandwidth and us-east-1 on-demand prices (Linux and Windows).\n"
+        "# network bandwidth and us-east-1 and us-west-2 on-demand prices (Linux and\n"
+        "# Windows).\n"
         "# All eight families are built on the Nitro System (ec2ug-instance-types);\n"
         "# instance store is not modelled for the generated sizes.",
         known,
@@ -230,7 +231,7 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
             fields.append(("block_express", "true"))
         fields += [("ebs", inline(ebs)), ("network", inline(net))]
         out.hosts.append(host(fields))
-    for name in ("ec2-prices.tsv", "ec2-prices-windows.tsv"):
+    for name in ("ec2-prices.tsv", "ec2-prices-windows.tsv", "ec2-prices-usw2.tsv"):
         meta, prices = read_table(TABLES / name)
         src = out.source(meta)
         for p in prices:
