@@ -278,7 +278,7 @@ impl Ctx<'_> {
                             let share = have / w;
                             if share < worst {
                                 worst = share;
-                                why = format!("job {}: {what} {have:.0} at most", j.name);
+                                why = format!("job {}: {have:.0} {what} at most", j.name);
                             }
                         }
                     }
@@ -850,10 +850,10 @@ pub fn advise(
         o.misses = Some(if *cost > max_cost {
             format!("${cost:.0} a month > ${max_cost:.0}")
         } else {
-            format!(
-                "screen: {metric} {} at most ({why})",
-                fmt_bound(*bound, &kind, &q)
-            )
+            match kind {
+                Kind::Io(_) => format!("screen: {why} ({} of the goal)", fmt_bound(*bound, &kind, &q)),
+                Kind::Db(_) => format!("screen: {} at most ({why})", fmt_bound(*bound, &kind, &q)),
+            }
         });
         cheaper.push(o);
     }
@@ -862,7 +862,7 @@ pub fn advise(
     if recs.is_empty() && !interrupted {
         warnings.push(match (passing.len(), counts.candidates) {
             (_, 0) => "no candidate left in the space: every combination was refused (space.refused says why) — widen [space]".to_string(),
-            (0, _) => format!("no candidate's screen meets the goal: the nearest give {} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, &kind, &q)).unwrap_or_default()),
+            (0, _) => format!("no candidate's screen meets the goal: the nearest give {}{} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, &kind, &q)).unwrap_or_default(), if matches!(kind, Kind::Io(_)) { " of it" } else { "" }),
             _ => "no candidate the simulator ran meets the goal; cheaper_failures lists the nearest and what each misses".to_string(),
         });
     }
@@ -946,7 +946,7 @@ pub const METHOD: &str = "every config of the space the catalog's rules allow; a
 
 fn fmt_bound(b: f64, kind: &Kind, q: &AdviseFile) -> String {
     match kind {
-        Kind::Io(_) => format!("{:.0} % of the goal", b * 100.0),
+        Kind::Io(_) => format!("{:.0} %", b * 100.0),
         Kind::Db(_) => format!(
             "{b:.0}{}",
             if q.goal.nopm.is_some() {
