@@ -157,3 +157,18 @@ def test_dbmodel_worked_example_prose(fsx_io2):
     best = {c: max(rs.values(), key=lambda r: r["nopm"]) for c, rs in (("fsx", fsx), ("io2", io2))}
     assert rounded(best["fsx"]["nopm"] / best["io2"]["nopm"], m[1])
     assert rounded(best["fsx"]["monthly_cost_usd"] / best["io2"]["monthly_cost_usd"], m[2])
+
+
+def test_advise_worked_example(tmp_path):
+    """docs/advise.md's question, run as the doc shows it: the cheapest
+    answer and the Over-provisioned config's saving are the doc's."""
+    text = (DOCS / "advise.md").read_text()
+    question = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    cheapest = find("docs/advise.md", r"\*\*\$([\d,.]+) a month\*\*\.").group(1)
+    saving = find("docs/advise.md", r"\*\*\$([\d,.]+) a month\*\*\.\n\n## From").group(1)
+    p = tmp_path / "q.toml"
+    p.write_text(question)
+    rec = api.advise(p)
+    assert rounded(rec["recommendations"][0]["monthly_cost_usd"], cheapest)
+    big = next(f for f in rec["findings"] if f["config"] == "big")
+    assert big["finding"] == "Over-provisioned" and rounded(big["saving_usd_month"], saving)
