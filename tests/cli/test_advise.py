@@ -213,3 +213,17 @@ def test_ctrl_c_keeps_the_best_found_so_far(tmp_path):
     rec = json.loads(out)
     assert rec["interrupted"] is True
     assert all(r["meets_goal"] for r in rec["recommendations"])
+
+
+def test_cloudwatch_console_csv_demand_by_hand(storlab):
+    """tests/data/import's console CSV: seven 300 s periods of VolumeReadOps
+    and VolumeWriteOps Sums, the 10:15 write cell empty. The busiest is
+    10:20: (600,000 + 270,000) / 300 = 2,900 IOPS, with (9,830,400,000 +
+    8,847,360,000) bytes / 300 s = 62.2592 MB/s. Reads: 3,390,000 of
+    3,390,000 + 1,290,000 = 4,680,000 ops."""
+    rec = advise(storlab, EXAMPLES / "advise-cloudwatch.toml", "--from-cloudwatch", str(DATA / "cloudwatch-console.csv"))
+    d = rec["demand"]
+    assert d["iops"] == pytest.approx(2900.0)
+    assert d["read_share"] == pytest.approx(3_390_000 / 4_680_000)
+    assert d["mb_s"] == pytest.approx(62.2592, abs=5e-4)  # kept to 3 places
+    assert d["statistic"] == "Maximum of 7 periods of 300 s"

@@ -259,3 +259,42 @@ def test_bench_db_hammerdb_json(tmp_path):
     assert doc["result"]["tpm"] > 0
     r = invoke("bench", "db", "--workload", "insert", "--hammerdb-json", str(out))
     assert "describes a TPROC-C run" in str(r.exception)
+
+
+# tests/data/import/cloudwatch-console.csv: a CloudWatch graph's CSV download
+# of one EBS volume's VolumeReadOps, VolumeWriteOps, VolumeReadBytes and
+# VolumeWriteBytes (Sum, 5-minute periods, 10:00 to 10:30 UTC on 2024-03-01),
+# CRLF, in the layout cloudwatch.rs's read_csv reads (its note gives the
+# sources; no published page quotes a console download); the 10:15
+# VolumeWriteOps cell is empty.
+CW_VOLUME = "vol-0a1b2c3d4e5f67890"
+
+
+def test_cloudwatch_console_csv_gives_the_series_and_their_period():
+    rec = imported("cloudwatch-console.csv")
+    s = {x["metric"]: x for x in rec["series"]}
+    assert list(s) == ["VolumeReadOps", "VolumeWriteOps", "VolumeReadBytes", "VolumeWriteBytes"]
+    assert {(x["resource"], x["period_s"]) for x in s.values()} == {(CW_VOLUME, 300)}
+    assert (s["VolumeReadOps"]["unit"], s["VolumeReadBytes"]["unit"]) == ("Count", "Bytes")
+    reads = s["VolumeReadOps"]
+    assert reads["values"] == [420000, 450000, 510000, 480000, 600000, 540000, 390000]
+    assert reads["timestamps"][0] == "2024-03-01T10:00:00Z" and reads["timestamps"][-1] == "2024-03-01T10:30:00Z"
+    # The empty cell is no data point, not a zero: six writes, 10:10 then 10:20.
+    writes = s["VolumeWriteOps"]
+    assert writes["values"] == [180000, 195000, 240000, 270000, 255000, 150000]
+    assert writes["timestamps"][2:4] == ["2024-03-01T10:10:00Z", "2024-03-01T10:20:00Z"]
+    # 10:15's VolumeWriteBytes cell is there: 225,000 writes × 32 KiB.
+    assert s["VolumeWriteBytes"]["values"][3] == 225000 * 32768
+    r = invoke("import", str(DATA / "cloudwatch-console.csv"))
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert "VolumeWriteBytes" in r.stdout and "300 s" in r.stdout
+
+
+def test_cloudwatch_csv_with_a_bad_number_is_one_line(storlab, tmp_path):
+    p = tmp_path / "graph.csv"
+    p.write_bytes((DATA / "cloudwatch-console.csv").read_bytes().replace(b"510000,240000,", b"510000,24o000,", 1))
+    r = storlab("import", str(p))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    # The 10:10 row is the file's 4th line; VolumeWriteOps its 3rd column.
+    assert f"{p}: line 4: column 3 '{CW_VOLUME} VolumeWriteOps': '24o000' is not a number" in r.stderr
