@@ -325,7 +325,8 @@ impl Ctx<'_> {
         bound: f64,
     ) -> Result<Outcome, AdviseError> {
         let text = scenario_text(self.q, self.region, name, c);
-        let overrides = storlab_sim::Overrides::default();
+        // One thread a run: the search runs several at once.
+        let overrides = storlab_sim::Overrides { sim_threads: Some(1), ..Default::default() };
         let stop = self.stop;
         let mut progress = |_f: f64| !stop.load(Ordering::Relaxed);
         let mut out = Outcome {

@@ -13,6 +13,7 @@
 use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
 use crate::SimError;
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
 use std::path::Path;
 use storlab_model::cost::monthly_cost;
 use storlab_model::deployment::{resolve_all, Deployment};
@@ -141,7 +142,6 @@ pub fn simulate_database(
     let mut assumptions = Vec::new();
     let mut speeds = serde_json::Map::new();
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
-    let mut done_s = 0.0;
     let c = &db.profile.concurrency;
     let dirties = db.profile.writeback.is_some() || db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0);
     if let Some(delay) = db.writeback_delay_s.filter(|&d| d > 0.0) {
@@ -174,7 +174,10 @@ pub fn simulate_database(
         metric.to_uppercase().replace('_', " ")
     ));
 
-    'configs: for (ci, dep) in deps.iter().enumerate() {
+    // Each config's latencies, cost and cache, and what the record says of them.
+    let mut preps: Vec<(Vec<crate::engine::Latencies>, Option<f64>)> = Vec::with_capacity(deps.len());
+    let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
+    for dep in &deps {
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {
             unverified.extend(p.device.unverified.iter().cloned());
@@ -188,7 +191,6 @@ pub fn simulate_database(
         }
         let speed = crate::db::cpu_speed_ratio(dep, &db.profile);
         let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
-        let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
         let cache_bytes = db_memory.unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
         let data_bytes = db.profile.data_bytes(db.scale);
         let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
@@ -218,45 +220,125 @@ pub fn simulate_database(
             };
             warnings.push(format!("config {}: CPU speed not scaled — {why}; each transaction takes the recording machine's CPU time, which is off by the ratio of the two processors' per-core speeds", dep.name));
         }
-        let mut steps: Vec<SweepStep> = Vec::new();
-        let mut values: Vec<f64> = Vec::new();
-        for (si, &vus) in steps_planned.iter().enumerate() {
-            let params = DbParams {
-                scale: db.scale,
-                vus,
-                rampup_s: db.rampup_s,
-                duration_s: db.duration_s,
-                seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
-                db_memory_bytes: db_memory,
-                period_s: period,
-                think_time_s: db.think_time_ms / 1e3,
-                usl: db.usl,
-                random_homes: db.random_homes,
-                writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
-            };
-            let base = done_s;
-            let r = run_db_with(dep, &db.profile, &params, &lats, &mut |t| progress(((base + t) / planned).min(1.0)));
-            done_s += run_s;
-            simulated_s += if r.interrupted { db.rampup_s + r.window_s } else { run_s };
-            simulated_ios += r.events;
-            let value = figure(&r, &db, metric);
-            values.push(value);
-            let figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
-            steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures });
+        preps.push((lats, monthly));
+    }
+
+    // The runs: each VU count of each config on its own, or each config's
+    // automatic sweep (whose next step depends on the last), spread over
+    // the cores; each run has its own seed, so the record is the same for
+    // any thread count.
+    let units: Vec<(usize, Vec<u32>)> = match &db.vus {
+        Vus::List(_) => (0..deps.len()).flat_map(|ci| steps_planned.iter().map(move |&v| (ci, vec![v]))).collect(),
+        Vus::Auto { .. } => (0..deps.len()).map(|ci| (ci, steps_planned.clone())).collect(),
+    };
+    let auto = matches!(db.vus, Vus::Auto { .. });
+    let params = |ci: usize, vus: u32| DbParams {
+        scale: db.scale,
+        vus,
+        rampup_s: db.rampup_s,
+        duration_s: db.duration_s,
+        seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
+        db_memory_bytes: db_memory,
+        period_s: period,
+        think_time_s: db.think_time_ms / 1e3,
+        usl: db.usl,
+        random_homes: db.random_homes,
+        writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let done: Vec<std::sync::atomic::AtomicU64> = units.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
+    let run_unit = |ui: usize| -> Vec<(u32, DbResult)> {
+        let (ci, steps) = &units[ui];
+        let (dep, lats) = (&deps[*ci], &preps[*ci].0);
+        let mut out: Vec<(u32, DbResult)> = Vec::new();
+        let mut values = Vec::new();
+        for (si, &vus) in steps.iter().enumerate() {
+            let base = si as f64 * run_s;
+            let r = run_db_with(dep, &db.profile, &params(*ci, vus), lats, &mut |t| {
+                done[ui].store((base + t).to_bits(), Ordering::Relaxed);
+                !stop.load(Ordering::Relaxed)
+            });
+            done[ui].store((base + run_s).to_bits(), Ordering::Relaxed);
+            values.push(figure(&r, &db, metric));
             let interrupted = r.interrupted;
-            if interrupted {
-                rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
-            }
-            push_result(&mut rec, dep, &db, r, monthly);
-            if interrupted {
-                rec.interrupted = true;
-                rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
-                break 'configs;
-            }
-            if matches!(db.vus, Vus::Auto { .. }) && auto_sweep_done(&values) {
+            out.push((vus, r));
+            if interrupted || (auto && auto_sweep_done(&values)) {
                 break;
             }
-            if si + 1 == steps_planned.len() && matches!(db.vus, Vus::Auto { .. }) {
+        }
+        out
+    };
+    let threads = overrides.sim_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, units.len().max(1));
+    let mut results: Vec<Option<Vec<(u32, DbResult)>>> = (0..units.len()).map(|_| None).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let n_units = units.len();
+    std::thread::scope(|sc| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<(u32, DbResult)>)>();
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, run_unit) = (&next, &run_unit);
+            sc.spawn(move || loop {
+                let ui = next.fetch_add(1, Ordering::Relaxed);
+                if ui >= n_units {
+                    break;
+                }
+                // A panic in one run ends the work; the others see the stop.
+                let _ = tx.send((ui, run_unit(ui)));
+            });
+        }
+        drop(tx);
+        let mut received = 0;
+        while received < n_units {
+            match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+                Ok((ui, out)) => {
+                    results[ui] = Some(out);
+                    received += 1;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            let t: f64 = done.iter().map(|d| f64::from_bits(d.load(Ordering::Relaxed))).sum();
+            if !progress((t / planned).min(1.0)) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+
+    // The record, in config and VU order; an interrupted run ends it.
+    let mut unit_results = units.iter().zip(results).peekable();
+    'configs: for (ci, dep) in deps.iter().enumerate() {
+        let monthly = preps[ci].1;
+        let mut steps: Vec<SweepStep> = Vec::new();
+        let mut values: Vec<f64> = Vec::new();
+        let mut ran_all = false;
+        while let Some(((_, planned_steps), out)) = unit_results.next_if(|((uci, _), _)| *uci == ci) {
+            let out = out.unwrap_or_default();
+            ran_all = out.len() == planned_steps.len();
+            for (vus, r) in out {
+                simulated_s += if r.interrupted { db.rampup_s + r.window_s } else { run_s };
+                simulated_ios += r.events;
+                let value = figure(&r, &db, metric);
+                values.push(value);
+                let figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
+                steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures });
+                let interrupted = r.interrupted;
+                if interrupted {
+                    rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
+                }
+                push_result(&mut rec, dep, &db, r, monthly);
+                if interrupted {
+                    rec.interrupted = true;
+                    rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
+                    break 'configs;
+                }
+            }
+        }
+        if stop.load(Ordering::Relaxed) && steps.is_empty() {
+            rec.interrupted = true;
+            break;
+        }
+        if auto && ran_all && !auto_sweep_done(&values) {
+            if let Some(&vus) = steps_planned.last() {
                 rec.warnings.push(format!("config {}: the automatic sweep reached max_vus = {vus} before the tipping point", dep.name));
             }
         }

@@ -145,6 +145,9 @@ pub struct Overrides {
     pub duration: Option<std::time::Duration>,
     /// A CrystalDiskMark preset replacing the scenario's workload.
     pub profile: Option<String>,
+    /// Database runs at once (each on its own thread); default every core.
+    /// The record is the same for any count.
+    pub sim_threads: Option<usize>,
 }
 
 impl Overrides {

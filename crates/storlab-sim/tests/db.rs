@@ -572,3 +572,20 @@ fn a_short_cache_writes_a_dirty_page_for_each_read_once_its_pages_are_mostly_dir
     let d = r.pools.iter().find(|p| p.role == "data").unwrap();
     assert!((d.write_iops / (r.tpm / 60.0) - 1.0).abs() < 0.03, "{} writes a transaction", d.write_iops / (r.tpm / 60.0));
 }
+
+#[test]
+fn a_sweep_gives_the_same_record_on_one_thread_or_three() {
+    // Two configs × three VU counts: six runs, each with its own seed, so
+    // how they are spread over threads cannot change a figure.
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("examples/db-tpcc-gp2-burst.toml")).unwrap().replace("vus = [4]", "vus = [1, 4, 8]").replace("duration_s = 3000", "duration_s = 60");
+    let cat = common::catalog();
+    let run = |threads: usize| {
+        let o = storlab_sim::Overrides { sim_threads: Some(threads), ..Default::default() };
+        let rec = storlab_sim::database::simulate_database(&cat, "s.toml", &text, &root, &root.join("python/storlab/profiles"), None, &o, &mut |_| true).unwrap();
+        serde_json::to_string(&rec).unwrap()
+    };
+    let one = run(1);
+    assert!(one.contains("\"vus\":8"), "{one:.300}");
+    assert_eq!(one, run(3));
+}
