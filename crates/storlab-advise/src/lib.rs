@@ -326,7 +326,8 @@ impl Ctx<'_> {
     ) -> Result<Outcome, AdviseError> {
         let text = scenario_text(self.q, self.region, name, c);
         // One thread a run: the search runs several at once.
-        let overrides = storlab_sim::Overrides { sim_threads: Some(1), ..Default::default() };
+        // A database run ends once its throughput is steady (within 1 %).
+        let overrides = storlab_sim::Overrides { sim_threads: Some(1), steady_state: Some(true), ..Default::default() };
         let stop = self.stop;
         let mut progress = |_f: f64| !stop.load(Ordering::Relaxed);
         let mut out = Outcome {

@@ -305,7 +305,7 @@ impl Catalog {
                 return Err(raise(py, "ScenarioError", format!("--duration {d}: give a positive time, e.g. 30s or 10m")));
             }
         }
-        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None };
+        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None, steady_state: None };
         let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
             let mut report = |fraction: f64| {
                 w.set(0, fraction.to_bits());

@@ -244,6 +244,7 @@ pub fn simulate_database(
         usl: db.usl,
         random_homes: db.random_homes,
         writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
+        steady: overrides.steady_state.unwrap_or(db.steady_state),
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let done: Vec<std::sync::atomic::AtomicU64> = units.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
@@ -315,7 +316,10 @@ pub fn simulate_database(
             let out = out.unwrap_or_default();
             ran_all = out.len() == planned_steps.len();
             for (vus, r) in out {
-                simulated_s += if r.interrupted { db.rampup_s + r.window_s } else { run_s };
+                simulated_s += if r.interrupted || r.steady_at_s.is_some() { db.rampup_s + r.window_s } else { run_s };
+                if let Some(w) = r.steady_at_s {
+                    rec.warnings.push(format!("config {} at {vus} VUs: throughput steady (its mean known within {:.0} %) after {w:.0} s of the {:.0} s window; the figures are of those {w:.0} s", dep.name, crate::db::STEADY_HALF_WIDTH * 100.0, db.duration_s));
+                }
                 simulated_ios += r.events;
                 let value = figure(&r, &db, metric);
                 values.push(value);

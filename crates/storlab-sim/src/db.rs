@@ -215,6 +215,37 @@ pub struct DbParams {
     /// When the data write-back starts, s (`WRITEBACK_DELAY_S` by default:
     /// 0, from the flusher's first wake-up).
     pub writeback_delay_s: f64,
+    /// End the window early once the throughput is steady (`steady_state`).
+    pub steady: bool,
+}
+
+/// Steady state, as fio's `steadystate` ends a job: the window is cut into
+/// batches of this many seconds, and ends at a batch's edge once the
+/// batches' mean throughput is known to within `STEADY_HALF_WIDTH` of itself
+/// (the half-width of its 95 % confidence interval, batch means), after at
+/// least `STEADY_MIN_BATCHES` batches and one whole checkpoint interval,
+/// with every burst bucket full or empty (none still draining or filling).
+pub const STEADY_BATCH_S: f64 = 10.0;
+pub const STEADY_MIN_BATCHES: usize = 12;
+pub const STEADY_HALF_WIDTH: f64 = 0.01;
+
+/// Whether batch throughputs give their mean to within `STEADY_HALF_WIDTH`
+/// (Student's t by its Cornish-Fisher expansion, exact enough from 12
+/// batches).
+pub fn steady(batches: &[f64]) -> bool {
+    let n = batches.len();
+    if n < STEADY_MIN_BATCHES {
+        return false;
+    }
+    let nf = n as f64;
+    let mean = batches.iter().sum::<f64>() / nf;
+    if mean <= 0.0 {
+        return false;
+    }
+    let var = batches.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    let z: f64 = 1.959_963_985;
+    let t = z + (z.powi(3) + z) / (4.0 * (nf - 1.0));
+    t * (var / nf).sqrt() <= STEADY_HALF_WIDTH * mean
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -266,6 +297,8 @@ pub struct DbResult {
     pub time_outside_s: f64,
     /// The USL's service-demand factor at these users.
     pub usl_factor: f64,
+    /// Ended early at steady state (`steady`): the window's length, s.
+    pub steady_at_s: Option<f64>,
     /// Stopped early: the window ends at `window_s`.
     pub interrupted: bool,
     pub window_s: f64,
@@ -434,7 +467,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     }).collect();
 
     let w0 = p.rampup_s;
-    let w1 = p.rampup_s + p.duration_s;
+    // The window's end: its planned end, or a batch's edge at steady state.
+    let w1c = std::cell::Cell::new(p.rampup_s + p.duration_s);
     // The vCPUs: idle ones, and the users waiting for one (user, since, demand).
     let mut cpu_idle = vcpus;
     let mut cpu_queue: VecDeque<(usize, f64, f64)> = VecDeque::new();
@@ -518,9 +552,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         push(&mut heap, 0.0, v as u32);
         vus[v].reads_left = u32::MAX; // not started
     }
-    let in_window = |t: f64| t >= w0 && t <= w1;
+    let in_window = |t: f64| t >= w0 && t <= w1c.get();
     let count_io = |pool_ios: &mut Vec<[f64; 4]>, pool: usize, read: bool, bytes: f64, t: f64| {
-        if t >= w0 && t <= w1 {
+        if t >= w0 && t <= w1c.get() {
             let c = &mut pool_ios[pool];
             if read {
                 c[0] += 1.0;
@@ -532,9 +566,24 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         }
     };
 
+    let (mut batches, mut batch_txns, mut batch_end) = (Vec::<f64>::new(), 0u64, w0 + STEADY_BATCH_S);
+    let mut steady_at: Option<f64> = None;
     while let Some((Secs(t), who)) = heap.pop() {
-        if t > w1 {
+        if t > w1c.get() {
             break;
+        }
+        if p.steady && t >= batch_end {
+            batches.push(batch_txns as f64 / STEADY_BATCH_S);
+            batch_txns = 0;
+            let window = batch_end - w0;
+            let rate = batches.iter().sum::<f64>() / batches.len() as f64;
+            let settled = st.pacers.balances(Secs(batch_end)).iter().all(|b| b.percent <= 0.1 || b.percent >= 99.9);
+            if window < p.duration_s && window >= wb.interval_s(rate) && settled && steady(&batches) {
+                steady_at = Some(window);
+                w1c.set(batch_end);
+                break;
+            }
+            batch_end += STEADY_BATCH_S;
         }
         events += 1;
         if events % 4096 == 0 && !progress(t) {
@@ -631,6 +680,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 // Done: its latency, the next transaction.
                 if in_window(t) {
                     counts[vu.txn] += 1;
+                    batch_txns += 1;
                     hists[vu.txn].record(t - vu.started);
                 }
                 let k = (t / p.period_s) as usize;
@@ -693,7 +743,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             let Some((u, since, demand)) = cpu_queue.pop_front() else { break };
             if u == FLUSHER {
                 cpu_idle -= 1;
-                cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
+                cpu_busy += (t + demand).min(w1c.get()).max(w0) - t.min(w1c.get()).max(w0);
                 push(&mut heap, t + demand, FLUSH_CPU);
                 continue;
             }
@@ -707,7 +757,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 t_cpu_q += t - since;
                 t_cpu += demand;
             }
-            cpu_busy += (t + demand).min(w1).max(w0) - t.min(w1).max(w0);
+            cpu_busy += (t + demand).min(w1c.get()).max(w0) - t.min(w1c.get()).max(w0);
             push(&mut heap, t + demand, u as u32);
         }
         // The log writer: one flush at a time, serving every commit waiting:
@@ -774,6 +824,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         }
     }
 
+    let w1 = w1c.get();
     let end = stopped_at.unwrap_or(w1).min(w1);
     let w = (end - w0).max(1e-9);
     let total: u64 = counts.iter().sum();
@@ -872,6 +923,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         time_think_s: th,
         time_outside_s: out,
         usl_factor: usl,
+        steady_at_s: steady_at,
         interrupted: stopped_at.is_some(),
         window_s: w,
         events,

@@ -148,6 +148,8 @@ pub struct Overrides {
     /// Database runs at once (each on its own thread); default every core.
     /// The record is the same for any count.
     pub sim_threads: Option<usize>,
+    /// End database runs at steady state whatever the scenario says.
+    pub steady_state: Option<bool>,
 }
 
 impl Overrides {

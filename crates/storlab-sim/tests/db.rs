@@ -85,7 +85,7 @@ fn all_gp3(size_gib: u32) -> Deployment {
 }
 
 fn params(vus: u32) -> DbParams {
-    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0 }
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0, steady: false }
 }
 
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
@@ -588,4 +588,42 @@ fn a_sweep_gives_the_same_record_on_one_thread_or_three() {
     let one = run(1);
     assert!(one.contains("\"vus\":8"), "{one:.300}");
     assert_eq!(one, run(3));
+}
+
+#[test]
+fn a_steady_run_ends_early_within_two_percent_of_the_whole() {
+    // gp3 data and log (no bucket): 4, 8 and 16 users for 900 s; with
+    // steady_state each ends at a 10 s batch edge once its mean is known
+    // within 1 %, after at least one checkpoint interval (300 s here).
+    let root = common::root();
+    let text = std::fs::read_to_string(root.join("examples/db-tpcc-gp2-burst.toml")).unwrap().replace("vus = [4]", "vus = [4, 8, 16]").replace("duration_s = 3000", "duration_s = 900");
+    let cat = common::catalog();
+    let run = |steady: bool| {
+        let o = storlab_sim::Overrides { config: Some("gp3".into()), steady_state: Some(steady), ..Default::default() };
+        let rec = storlab_sim::database::simulate_database(&cat, "s.toml", &text, &root, &root.join("python/storlab/profiles"), None, &o, &mut |_| true).unwrap();
+        serde_json::to_value(&rec).unwrap()
+    };
+    let (full, steady) = (run(false), run(true));
+    let nopm = |v: &serde_json::Value| v["results"].as_array().unwrap().iter().map(|r| r["nopm"].as_f64().unwrap()).collect::<Vec<_>>();
+    for (a, b) in nopm(&full).iter().zip(nopm(&steady)) {
+        assert!((b / a - 1.0).abs() <= 0.02, "{a} vs {b}");
+    }
+    let notes: Vec<&str> = steady["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).filter(|w| w.contains("throughput steady")).collect();
+    assert!(!notes.is_empty(), "{:?}", steady["warnings"]);
+    assert!(steady["simulated_s"].as_f64().unwrap() < full["simulated_s"].as_f64().unwrap());
+}
+
+#[test]
+fn steadiness_needs_twelve_batches_and_a_narrow_interval() {
+    use storlab_sim::db::steady;
+    // Twelve equal batches: no spread, steady.
+    assert!(steady(&[100.0; 12]));
+    assert!(!steady(&[100.0; 11]));
+    // 100 ± 5 alternating over 12 batches: s = 5.22, s/√12 = 1.51, t(11)
+    // ≈ 2.19 (this expansion; 2.20 in tables): half-width 3.3 > 1 % of 100.
+    let alt: Vec<f64> = (0..12).map(|i| if i % 2 == 0 { 95.0 } else { 105.0 }).collect();
+    assert!(!steady(&alt));
+    // ± 1: half-width 0.66 < 1.
+    let alt: Vec<f64> = (0..12).map(|i| if i % 2 == 0 { 99.0 } else { 101.0 }).collect();
+    assert!(steady(&alt));
 }

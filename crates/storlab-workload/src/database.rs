@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
 pub const FIELDS: &[&str] =
-    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s"];
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -56,6 +56,9 @@ pub struct Database {
     /// Age at which a dirtied data page reaches the data pool, s; `None`
     /// for the model's default (the kernel's write-back age).
     pub writeback_delay_s: Option<f64>,
+    /// End each VU count's window once its throughput is steady (the
+    /// simulator's `STEADY_*` rule) rather than at `duration_s`.
+    pub steady_state: bool,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -265,7 +268,12 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         None => None,
         Some(_) => Some(secs("writeback_delay_s", 0.0, 0.0)?),
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, seed, period_s })
+    let steady_state = match db.get("steady_state") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(v) => return Err(err(file, &at("steady_state"), format!("{v} — give true (end each window once its throughput is steady) or false (run duration_s whole)"))),
+    };
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, seed, period_s })
 }
 
 fn recorded_scale(p: &Profile) -> String {
