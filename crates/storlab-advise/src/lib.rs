@@ -50,6 +50,12 @@ pub const OVER_PROVISIONED_SAVING: f64 = 0.10;
 /// for 12,000), and no buyer would call that a miss.
 pub const GOAL_TOLERANCE: f64 = 0.005;
 
+/// A database candidate's first look at each VU count: this long a
+/// window, and a step whose throughput falls short of the goal by more
+/// than `QUICK_MARGIN` there is not run whole.
+pub const QUICK_WINDOW_S: f64 = 60.0;
+pub const QUICK_MARGIN: f64 = 0.10;
+
 /// How a search runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -199,11 +205,16 @@ fn config_toml(name: &str, c: &ConfigSpec) -> String {
 
 /// The scenario of one config: the question's workload, region and date.
 fn scenario_text(q: &AdviseFile, region: &str, name: &str, c: &ConfigSpec) -> String {
+    scenario_with(q, q.workload.clone(), region, name, c)
+}
+
+/// The same with a workload of its own (one VU count of the sweep).
+fn scenario_with(q: &AdviseFile, workload: Option<toml::Table>, region: &str, name: &str, c: &ConfigSpec) -> String {
     let sc = ScenarioFile {
         title: None,
         region: Some(region.to_string()),
         as_of: q.as_of.clone(),
-        workload: q.workload.clone(),
+        workload,
         configs: [(name.to_string(), c.clone())].into_iter().collect(),
         alarms: Vec::new(),
     };
@@ -323,6 +334,7 @@ impl Ctx<'_> {
         c: &ConfigSpec,
         cost: f64,
         bound: f64,
+        whole_sweep: bool,
     ) -> Result<Outcome, AdviseError> {
         let text = scenario_text(self.q, self.region, name, c);
         // One thread a run: the search runs several at once.
@@ -352,23 +364,12 @@ impl Ctx<'_> {
         let g = &self.q.goal;
         match self.kind {
             Kind::Db(db) => {
-                let rec = storlab_sim::database::simulate_database(
-                    self.cat,
-                    self.file,
-                    &text,
-                    self.dir,
-                    self.profiles_dir,
-                    None,
-                    &overrides,
-                    &mut progress,
-                )?;
-                let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                let mut sim = |text: &str| -> Result<Vec<Value>, AdviseError> {
+                    let rec = storlab_sim::database::simulate_database(self.cat, self.file, text, self.dir, self.profiles_dir, None, &overrides, &mut progress)?;
+                    let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                    Ok(v.get("results").and_then(Value::as_array).cloned().unwrap_or_default())
+                };
                 let txn = main_txn(db);
-                let steps: Vec<&Value> = v
-                    .get("results")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().collect())
-                    .unwrap_or_default();
                 let check = |s: &Value| -> Option<String> {
                     let p99 = s
                         .pointer(&format!("/txn/{txn}/lat_p99_us"))
@@ -391,6 +392,52 @@ impl Ctx<'_> {
                     }
                     None
                 };
+                // A candidate's VU counts one at a time, fewest first, up to
+                // the first that meets the goal; a current config's whole
+                // sweep (its highest step is the finding's risk).
+                let listed = matches!(db.vus, storlab_workload::database::Vus::List(_));
+                let mut owned: Vec<Value> = Vec::new();
+                if whole_sweep || !listed {
+                    owned = sim(&text)?;
+                } else {
+                    let mut vus = screen::vu_steps(db);
+                    vus.sort_unstable();
+                    for v in vus {
+                        let mut wl = self.q.workload.clone().unwrap_or_default();
+                        let mut quick = None;
+                        if let Some(toml::Value::Table(d)) = wl.get_mut("database") {
+                            d.insert("vus".into(), toml::Value::Array(vec![toml::Value::Integer(i64::from(v))]));
+                            // A first look: a short window, to drop a step
+                            // that falls well short before the whole run.
+                            if db.duration_s > QUICK_WINDOW_S * 2.0 {
+                                let mut q = d.clone();
+                                q.insert("duration_s".into(), toml::Value::Float(QUICK_WINDOW_S));
+                                q.insert("steady_state".into(), toml::Value::Boolean(false));
+                                let mut w = wl.clone();
+                                w.insert("database".into(), toml::Value::Table(q));
+                                quick = Some(w);
+                            }
+                        }
+                        if let Some(w) = quick {
+                            let first = sim(&scenario_with(self.q, Some(w), self.region, name, c))?;
+                            let short = first.first().is_some_and(|s| {
+                                let m = num(s, self.goal_metric()).unwrap_or(0.0);
+                                m < g.nopm.or(g.tpm).unwrap_or(0.0) * (1.0 - QUICK_MARGIN)
+                            });
+                            if short {
+                                owned.extend(first);
+                                continue;
+                            }
+                        }
+                        let step = sim(&scenario_with(self.q, Some(wl), self.region, name, c))?;
+                        let met = step.first().is_some_and(|s| check(s).is_none());
+                        owned.extend(step);
+                        if met || stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                    }
+                }
+                let steps: Vec<&Value> = owned.iter().collect();
                 // The fewest users that meet the goal; else the best step.
                 let metric = self.goal_metric();
                 let pick = steps.iter().find(|s| check(s).is_none()).or_else(|| {
@@ -806,7 +853,7 @@ pub fn advise(
         cursor += chunk.len();
         let outs = parallel(&chunk, opts.threads, &|r: &&(usize, f64, f64, String)| {
             let c = &generated.candidates[r.0];
-            ctx.verify(&c.name, &c.config, r.1, r.2)
+            ctx.verify(&c.name, &c.config, r.1, r.2, false)
         });
         for o in outs {
             let o = o?;
@@ -875,7 +922,7 @@ pub fn advise(
         let dep = storlab_model::deployment::resolve(cat, file, name, c, Some(&region))?;
         let cost = monthly_cost(cat, &dep);
         let (bound, _) = ctx.screen(&dep);
-        let current = ctx.verify(name, c, cost.monthly_cost_usd, bound)?;
+        let current = ctx.verify(name, c, cost.monthly_cost_usd, bound, true)?;
         let share = current.load.unwrap_or_else(|| goal_share(&q, &current));
         let (finding, saving, why) = if !current.meets_goal {
             let why = format!(

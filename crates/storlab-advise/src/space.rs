@@ -510,12 +510,24 @@ pub fn generate(
 fn reason(message: &str) -> String {
     let m = message.split_once(": ").map_or(message, |(_, r)| r);
     let m = m.split_once(" — ").map_or(m, |(a, _)| a);
-    let m = m
-        .split_once(": ")
-        .map_or(m, |(a, b)| if a.starts_with("configs.") { b } else { m });
-    m.chars()
-        .map(|c| if c.is_ascii_digit() { '#' } else { c })
-        .collect::<String>()
+    let m = m.split_once(": ").map_or(m, |(a, b)| if a.starts_with("configs.") { b } else { m });
+    // Figures (a number standing on its own) become N; ids keep theirs.
+    let mut out = String::with_capacity(m.len());
+    let mut prev = ' ';
+    let mut chars = m.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() && !(prev.is_ascii_alphanumeric() || prev == '/' || prev == '.' || prev == '-' || prev == '_') {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == ',' || *d == '.') {
+                chars.next();
+            }
+            out.push('N');
+            prev = 'N';
+            continue;
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -579,6 +591,14 @@ mod tests {
         };
         assert_eq!(size_for_iops(Some(&io1), 6100.0, 100.0, 16384.0), 122.0);
         assert_eq!(size_for_iops(Some(&io1), 6100.0, 500.0, 16384.0), 500.0);
+    }
+
+    #[test]
+    fn refusals_keep_their_ids_and_lose_their_figures() {
+        assert_eq!(
+            reason("q.toml: configs.a: aws/ebs/io1 attached to aws/ec2/m4.2xlarge (not built on Nitro) may be provisioned with at most 32,000 IOPS, got 40000"),
+            "aws/ebs/io1 attached to aws/ec2/m4.2xlarge (not built on Nitro) may be provisioned with at most N IOPS, got N"
+        );
     }
 
     #[test]
