@@ -177,3 +177,33 @@ def test_bench_disk_seconds_read_or_refused(tmp_path_factory, runtime, interval)
         clean(e)
         return
     raise AssertionError(f"--runtime {runtime} --interval {interval} was run")
+
+
+ADVISE = {
+    "iops": "3000", "mb_s": None, "p99_ms": None, "max_usd_month": None, "nopm": None,
+    "hosts": '["aws/ec2/m5.xlarge"]', "devices": '["aws/ebs/gp3"]', "max_count": "1", "free_space": None,
+    "capacity_gib": None, "layouts": None, "host_cache": None, "log": None,
+}
+GOAL = ("iops", "mb_s", "p99_ms", "max_usd_month", "nopm")
+
+
+@st.composite
+def questions(draw):
+    fields = dict(ADVISE)
+    for k in draw(st.lists(st.sampled_from(sorted(ADVISE)), max_size=4)):
+        fields[k] = draw(st.one_of(TOML_VALUES, st.sampled_from(['["aws/ebs/*"]', '["stripe"]', '["readonly"]', '["shared"]'])))
+    goal = "".join(f"{k} = {v}\n" for k, v in fields.items() if k in GOAL and v is not None)
+    space = "".join(f"{k} = {v}\n" for k, v in fields.items() if k not in GOAL and v is not None)
+    return ('region = "aws/us-east-1"\n[workload]\n[[workload.jobs]]\nrw = "randread"\nbs = "4k"\niodepth = 8\n'
+            f'size = "10g"\nruntime_s = 1\n[goal]\n{goal}[space]\n{space}')
+
+
+@given(questions())
+def test_advise_reads_or_refuses_any_question(catalog, text):
+    from storlab.api import PROFILES
+
+    try:
+        rec = json.loads(catalog.advise_json("q.toml", text, ".", str(PROFILES), threads=1))
+        assert rec["space"]["candidates"] >= 0
+    except BaseException as e:  # noqa: BLE001 — a panic is a BaseException
+        clean(e)

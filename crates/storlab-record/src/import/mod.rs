@@ -25,7 +25,7 @@ use crate::{Engine, Object, RunRecord, Tool};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
-    #[error("{file}: not a format storlab imports — expected a CrystalDiskMark 6/7/8 text export, fio --output-format=json or json+, a HammerDB hammerdb-job-report-v1 JSON, a sysbench or pgbench final report, or CloudWatch get-metric-data JSON ({why})")]
+    #[error("{file}: not a format storlab imports — expected a CrystalDiskMark 6/7/8 text export, fio --output-format=json or json+, a HammerDB hammerdb-job-report-v1 JSON, a sysbench or pgbench final report, or CloudWatch get-metric-data JSON or a CloudWatch console CSV ({why})")]
     UnknownFormat { file: String, why: String },
     #[error("{file}: line {line}: {field}: {message}")]
     Line { file: String, line: usize, field: String, message: String },
