@@ -299,21 +299,12 @@ fn pools_for(
                     out.push((
                         name,
                         PoolSpec {
-                            role,
-                            device: d.id.clone(),
                             count,
                             layout: *lay,
-                            stripe_kib: None,
-                            host_cache: None,
-                            size_gib: None,
-                            iops: None,
-                            throughput_mib_s: None,
                             throughput_mb_s: Some(*level),
                             storage_gib: Some(storage),
                             path: d.paths.first().copied(),
-                            mpio_paths: None,
-                            bursting: None,
-                            deployment: None,
+                            ..PoolSpec::new(role, &d.id)
                         },
                     ));
                 }
@@ -356,23 +347,7 @@ fn pools_for(
                             }
                             out.push((
                                 name,
-                                PoolSpec {
-                                    role,
-                                    device: d.id.clone(),
-                                    count,
-                                    layout: *lay,
-                                    stripe_kib: lay.map(|_| 64),
-                                    host_cache: (d.host_cache.is_some()).then_some(*cache),
-                                    size_gib: d.size_gib.fixed.is_none().then_some(size),
-                                    iops,
-                                    throughput_mib_s: if decimal { None } else { tput },
-                                    throughput_mb_s: if decimal { tput } else { None },
-                                    storage_gib: None,
-                                    path: None,
-                                    mpio_paths: None,
-                                    bursting: None,
-                                    deployment: None,
-                                },
+                                volume(d, role, count, *lay, *cache, size, iops, tput),
                             ));
                         }
                     }
@@ -381,6 +356,25 @@ fn pools_for(
         }
     }
     out
+}
+
+/// A pool of block volumes: striped 64 KiB when more than one, the host
+/// cache where the device has one, the size unless the tier fixes it,
+/// provisioned throughput in the unit the device's rule uses.
+#[allow(clippy::too_many_arguments)]
+fn volume(d: &DeviceSpec, role: Role, count: u32, layout: Option<Layout>, cache: HostCacheMode, size: f64, iops: Option<f64>, tput: Option<f64>) -> PoolSpec {
+    let decimal = d.throughput_mb_s.is_some();
+    PoolSpec {
+        count,
+        layout,
+        stripe_kib: layout.map(|_| 64),
+        host_cache: d.host_cache.is_some().then_some(cache),
+        size_gib: d.size_gib.fixed.is_none().then_some(size),
+        iops,
+        throughput_mib_s: if decimal { None } else { tput },
+        throughput_mb_s: if decimal { tput } else { None },
+        ..PoolSpec::new(role, &d.id)
+    }
 }
 
 /// The least pool that holds a database's log: one device of the data
@@ -402,26 +396,9 @@ fn log_pool(d: &DeviceSpec) -> Option<(String, PoolSpec)> {
     });
     let tput_rule = d.throughput_mib_s.as_ref().or(d.throughput_mb_s.as_ref());
     let tput = provisioned(tput_rule, 0.0, 25.0)[0];
-    let decimal = d.throughput_mb_s.is_some();
     Some((
         format!("log-{}-{}g", short(&d.id), fmt(size)),
-        PoolSpec {
-            role: Role::Log,
-            device: d.id.clone(),
-            count: 1,
-            layout: None,
-            stripe_kib: None,
-            host_cache: d.host_cache.is_some().then_some(HostCacheMode::None),
-            size_gib: d.size_gib.fixed.is_none().then_some(size),
-            iops,
-            throughput_mib_s: if decimal { None } else { tput },
-            throughput_mb_s: if decimal { tput } else { None },
-            storage_gib: None,
-            path: None,
-            mpio_paths: None,
-            bursting: None,
-            deployment: None,
-        },
+        volume(d, Role::Log, 1, None, HostCacheMode::None, size, iops, tput),
     ))
 }
 

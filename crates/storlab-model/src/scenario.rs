@@ -163,6 +163,30 @@ fn one() -> u32 {
     1
 }
 
+impl PoolSpec {
+    /// One device of `device` in `role`, everything else as a scenario
+    /// leaves it unset.
+    pub fn new(role: Role, device: &str) -> PoolSpec {
+        PoolSpec {
+            role,
+            device: device.to_string(),
+            count: 1,
+            layout: None,
+            stripe_kib: None,
+            host_cache: None,
+            size_gib: None,
+            iops: None,
+            throughput_mib_s: None,
+            throughput_mb_s: None,
+            storage_gib: None,
+            path: None,
+            mpio_paths: None,
+            bursting: None,
+            deployment: None,
+        }
+    }
+}
+
 impl ScenarioFile {
     pub fn from_toml(file: &str, text: &str) -> Result<ScenarioFile> {
         let de = toml::Deserializer::new(text);
