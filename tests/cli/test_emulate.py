@@ -456,10 +456,12 @@ def test_an_fsync_gives_back_what_the_writes_before_it_cost_through_fuse(tmp_pat
     assert n > 1000, n
     assert fsync_after_many < 0.025, (fsync_after_many, n, took)
     assert fsync_after_one >= 0.045, fsync_after_one
-    # The summary counts what was given back: both fsyncs gave some, the
-    # first all of its 48.5-52 ms (all it had), the second a round trip.
+    # The summary counts what was given back: the first fsync all of its
+    # 48.5-52 ms (all it had); the second at most the single write's round
+    # trip, which on a busy machine may come to nothing to give (the write
+    # was answered before the model's clock moved), so it counts 1 or 2.
     summary = json.loads(out)
-    assert summary["fsyncs_given_back"] == 2, summary
+    assert summary["fsyncs_given_back"] in (1, 2), summary
     assert 0.045 <= summary["fsync_given_back_s"] <= 0.06, summary
     assert "2 fsyncs answered" in err
     # --no-give-back: the same half second of rewrites, and the fsync
