@@ -24,38 +24,32 @@ def _money(x: float | None) -> str:
     return "—" if x is None else f"${x:,.0f}"
 
 
+def _present(d: dict[str, Any], fields: tuple[tuple[str, Any], ...]) -> list[str]:
+    """Each field `d` has (not None), as its formatter writes it."""
+    return [fmt(d[k]) for k, fmt in fields if d.get(k) is not None]
+
+
+# What an outcome gives, in the goal's terms (TPM only where there is no NOPM).
+_GIVES = (("nopm", lambda v: f"{v:,.0f} NOPM"), ("vus", lambda v: f"at {v} VUs"), ("iops", lambda v: f"{v:,.0f} IOPS"),
+          ("bw_bytes_s", lambda v: f"{v / 1e6:,.1f} MB/s"), ("p99_ms", lambda v: f"p99 {v:,.2f} ms"))
+# A pool as the table shows it, after its count and device.
+_POOL = (("size_gib", lambda v: f"{v:g} GiB"), ("storage_gib", lambda v: f"{v:g} GiB storage"),
+         ("iops", lambda v: f"{v:g} IOPS"), ("throughput_mib_s", lambda v: f"{v:g} MiB/s"),
+         ("throughput_mb_s", lambda v: f"{v:g} MB/s"))
+
+
 def _figures(o: dict[str, Any]) -> str:
     """What a verified (or screened) outcome gives, in the goal's terms."""
-    parts = []
-    if o.get("nopm") is not None:
-        parts.append(f"{o['nopm']:,.0f} NOPM")
-    if o.get("tpm") is not None and o.get("nopm") is None:
-        parts.append(f"{o['tpm']:,.0f} TPM")
-    if o.get("vus") is not None:
-        parts.append(f"at {o['vus']} VUs")
-    if o.get("iops") is not None:
-        parts.append(f"{o['iops']:,.0f} IOPS")
-    if o.get("bw_bytes_s") is not None:
-        parts.append(f"{o['bw_bytes_s'] / 1e6:,.1f} MB/s")
-    if o.get("p99_ms") is not None:
-        parts.append(f"p99 {o['p99_ms']:,.2f} ms")
+    parts = _present(o, _GIVES)
+    if o.get("nopm") is None and o.get("tpm") is not None:
+        parts.insert(0, f"{o['tpm']:,.0f} TPM")
     return ", ".join(parts)
 
 
 def _pools(o: dict[str, Any]) -> str:
-    c = o["config"]
     out = []
-    for p in c["pools"]:
-        bits = [f"{p.get('count', 1)} × {p['device']}"]
-        if p.get("size_gib") is not None:
-            bits.append(f"{p['size_gib']:g} GiB")
-        if p.get("storage_gib") is not None:
-            bits.append(f"{p['storage_gib']:g} GiB storage")
-        if p.get("iops") is not None:
-            bits.append(f"{p['iops']:g} IOPS")
-        for k, unit in (("throughput_mib_s", "MiB/s"), ("throughput_mb_s", "MB/s")):
-            if p.get(k) is not None:
-                bits.append(f"{p[k]:g} {unit}")
+    for p in o["config"]["pools"]:
+        bits = [f"{p.get('count', 1)} × {p['device']}", *_present(p, _POOL)]
         if p.get("host_cache") not in (None, "none"):
             bits.append(f"cache {p['host_cache']}")
         out.append(f"{p.get('role', 'all')}: " + ", ".join(bits))
