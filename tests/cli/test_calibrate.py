@@ -230,9 +230,9 @@ def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path
     memory (MemTotal of /proc/meminfo), so a database scenario can run on
     this machine's disk and CPUs. With every page cached and the shipped
     TPC-C profile at 16 users (1 s + 10 s windows), the model's CPU is what
-    binds on that one vCPU (the recorded penalty makes 16 users cost ×1.50 a
-    transaction, and 16 commits in flight share each log flush even when
-    the disk was measured busy): near 100 % busy."""
+    binds on that one vCPU when the pool is a fast NVMe (the recorded
+    penalty makes 16 users cost ×1.50 a transaction): near 100 % busy. On
+    the disk just measured, a busy machine's slow fsync may bind first."""
     import os
 
     from conftest import db_scenario
@@ -255,9 +255,18 @@ def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path
     assert host["vcpus"] == 1
     mem_kib = int(open("/proc/meminfo").read().split()[1])
     assert abs(host["memory_gib"] - mem_kib / 2**20) < 0.01
-    here = f'[configs.here]\nhost = "{host["id"]}"\n[[configs.here.pools]]\nrole = "all"\ndevice = "{cat["device"][0]["id"]}"\n'
-    sc = scenario(db_scenario(scale="2", vus="[16]", configs=here), "db.toml")
-    r = storlab("simulate", str(sc), "--json", "--catalog", str(out))
-    assert r.returncode == 0, r.stderr
-    res = json.loads(r.stdout)["results"][0]
+    def run_on(device):
+        here = f'[configs.here]\nhost = "{host["id"]}"\n[[configs.here.pools]]\nrole = "all"\ndevice = "{device}"\n'
+        sc = scenario(db_scenario(scale="2", vus="[16]", configs=here), f"db-{device.replace('/', '-')}.toml")
+        r = storlab("simulate", str(sc), "--json", "--catalog", str(out))
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["results"][0]
+
+    # On the shipped local NVMe (a commit costs a few microseconds), the
+    # one measured vCPU is what binds, whatever this disk measured.
+    res = run_on("local/nvme")
     assert res["cpu_utilization"] > 0.9 and res["binding"].startswith("host CPU 1 vCPUs"), res["binding"]
+    # On the disk just measured, a busy machine's slow fsync can make the
+    # commit-durable row locks bind instead; either way the run is on 1 vCPU.
+    res = run_on(cat["device"][0]["id"])
+    assert res["binding"].startswith(("host CPU 1 vCPUs", "row locks")), res["binding"]
