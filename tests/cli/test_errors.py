@@ -324,3 +324,35 @@ def test_emulate_threads_0_is_refused_before_mounting(cli, tmp_path):
 
 def test_vus_with_an_empty_count_is_refused(cli, tmp_path):
     refused(cli("bench", "db", "--dir", tmp_path, "--vus", "1,,2", "--duration", "1"), "--vus '1,,2'")
+
+
+def test_a_time_based_run_beyond_the_event_budget_is_refused_before_it_starts(cli, tmp_path):
+    # A local NVMe reads at most 900,000 IOPS (its datasheet, catalog/local.toml):
+    # a year of any CrystalDiskMark job is up to 900,000 × 31,536,000 s = 2.8e13
+    # I/Os, past the 1e10 budget; a runtime that fits is at least
+    # 1e10 / 900,000 = 11,111 s.
+    sc = tmp_path / "s.toml"
+    sc.write_text('[workload]\nprofile = "cdm-default"\n[configs.nvme]\nhost = "local/host/server"\n'
+                  '[[configs.nvme.pools]]\nrole = "all"\ndevice = "local/nvme"\n')
+    err = refused(cli("simulate", sc, "--duration", "31536000"), "s.toml", "config 'nvme'", "1e10 I/Os a config", "--duration")
+    import re
+
+    fits = int(re.search(r"--duration (\d+)", err).group(1))
+    assert 11111 <= fits < 31536000, err
+
+
+def test_a_rust_panic_is_one_internal_error_line_never_a_traceback(tmp_path):
+    # STORLAB_FAULT=panic makes the work thread panic on purpose: what a bug
+    # in the engine looks like to a user. It must be the documented exit 70
+    # and one line, and leave no half-written output.
+    from conftest import run_process
+
+    out = tmp_path / "r.json"
+    r = run_process("simulate", str(EXAMPLES / "azure-ds4-p30-host-cache.toml"), "--duration", "1", "--cloudwatch", str(out),
+                    env={"STORLAB_FAULT": "panic"})
+    err = r.stderr.strip()
+    assert r.returncode == 70, (r.returncode, err[-2000:])
+    assert "Traceback" not in err and "panicked at" not in err, err[-2000:]
+    assert len(err.splitlines()) == 1 and err.startswith("error: internal error ("), err
+    assert "STORLAB_FAULT=panic" in err and "--debug" in err, err
+    assert not out.exists()

@@ -127,7 +127,14 @@ fn off_gil<T: Send + 'static>(
             .spawn(move || {
                 // A panic is a bug, never the user's: it ends the work and
                 // reaches Python as one InternalError line.
-                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&watch)));
+                // STORLAB_FAULT=panic makes that bug on purpose, so the
+                // tests can see what a user would.
+                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if std::env::var_os("STORLAB_FAULT").is_some_and(|v| v == "panic") {
+                        panic!("a panic asked for by STORLAB_FAULT=panic");
+                    }
+                    work(&watch)
+                }));
                 let _ = tx.send(out.map_err(|p| panic_text(p.as_ref())));
             })
             .map_err(|e| raise(py, "EngineError", format!("cannot start a worker thread: {e}")))?;

@@ -6,6 +6,7 @@
 //! latency distributions, CloudWatch-style series.
 
 
+pub mod bound;
 pub mod database;
 pub mod db;
 pub mod import;
@@ -74,6 +75,62 @@ pub const MAX_OUTSTANDING: u64 = 1 << 22;
 /// Most I/Os a job that covers its `size` (no runtime) may take: 10^10, a
 /// quarter of an hour or more of this machine's time.
 pub const MAX_SIZED_IOS: f64 = 1e10;
+
+/// Refuses up front a time-based run that could take more I/Os on one
+/// config than [`MAX_SIZED_IOS`]: each job's bound (its pool's caps and its
+/// I/Os in flight over the device's mean service time, [`bound::io_job`])
+/// over its ramp and runtime, summed over the jobs that run together. The
+/// message gives the runtime that fits.
+pub fn check_time_budget(cat: &Catalog, file: &str, deps: &[Deployment], wl: &Workload) -> Result<(), SimError> {
+    // The run group that fits the shortest runtime, over every config.
+    let mut tightest: Option<(f64, String, &Job, f64, f64, f64)> = None;
+    for dep in deps {
+        for run in run_groups(&wl.jobs) {
+            let mut total = 0.0;
+            let mut worst: Option<(&Job, f64, f64)> = None;
+            for j in &wl.jobs[run] {
+                let Some(runtime) = j.runtime.filter(|_| j.time_based) else { continue };
+                let secs = j.ramp_time.as_secs_f64() + runtime.as_secs_f64() * f64::from(j.loops.max(1));
+                let iops = bound::io_job(cat, dep, j).iops;
+                if !iops.is_finite() {
+                    continue;
+                }
+                total += iops * secs;
+                if worst.map_or(true, |w| iops * secs > w.1 * w.2) {
+                    worst = Some((j, iops, secs));
+                }
+            }
+            if let Some((j, iops, secs)) = worst.filter(|_| total > MAX_SIZED_IOS) {
+                let fits = (secs * MAX_SIZED_IOS / total).floor().max(1.0);
+                if tightest.as_ref().map_or(true, |t| fits < t.0) {
+                    tightest = Some((fits, dep.name.clone(), j, iops, secs, total));
+                }
+            }
+        }
+    }
+    match tightest {
+        None => Ok(()),
+        Some((fits, config, j, iops, secs, total)) => Err(SimError::Budget {
+            file: file.to_string(),
+            what: format!(
+                "config '{config}': job '{}' runs {} s at up to {} IOPS (its pool's caps and I/Os in flight): up to {total:.3e} I/Os with the jobs beside it",
+                j.name,
+                fmt_num(secs),
+                fmt_num(iops.round())
+            ),
+            max: format!("{MAX_SIZED_IOS:.0e} I/Os a config"),
+            fix: format!("shorten the runtime — {} s fits (--duration {})", fmt_num(fits), fmt_num(fits)),
+        }),
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x:.3}")
+    }
+}
 
 /// Refuses up front a workload the simulator could not hold in memory or
 /// finish: too many I/Os in flight at once, or a size to cover in too many
@@ -500,6 +557,7 @@ pub fn simulate(
     let mut wl: Workload = storlab_workload::spec::from_table(file, dir, overrides.workload_table(sc.workload.as_ref())?.as_ref())?;
     overrides.apply_to_jobs(file, &mut wl)?;
     check_budget(file, &wl)?;
+    check_time_budget(cat, file, &deps, &wl)?;
     let period = period_override.unwrap_or(wl.period.as_secs_f64());
     let planned_per_config: f64 = run_groups(&wl.jobs)
         .into_iter()
