@@ -72,8 +72,36 @@ class Catalog:
         threads: int | None = None,
         demand_json: str | None = None,
         progress: Callable[[int, int], object] | None = None,
+        remote: object | None = None,
     ) -> str:
-        """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs."""
+        """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs;
+        `remote` (storlab.cluster.RayCluster) runs the screen and the simulations on a cluster."""
+
+    def advise_screen_batch_json(
+        self,
+        file_name: str,
+        text: str,
+        dir: str,
+        profiles_dir: str,
+        candidates_json: str,
+        *,
+        demand_json: str | None = None,
+        threads: int | None = None,
+    ) -> str:
+        """A cluster worker's part of `advise`: the screen of each candidate, in order, as JSON."""
+
+    def advise_verify_batch_json(
+        self,
+        file_name: str,
+        text: str,
+        dir: str,
+        profiles_dir: str,
+        items_json: str,
+        *,
+        demand_json: str | None = None,
+        threads: int | None = None,
+    ) -> str:
+        """A cluster worker's part of `advise`: the simulator's outcome of each item, in order, as JSON."""
 
 def bench_disk_json(
     path: str,

@@ -171,23 +171,41 @@ def advise(
     progress=None,
     as_of: str | None = None,
     from_cloudwatch: str | os.PathLike | None = None,
+    ray: str | None = None,
 ) -> dict[str, Any]:
     """The advice for a question file (DESIGN.md "storlab advise"): the
     cheapest deployments that meet its `[goal]`, the cost/throughput front,
     why cheaper ones fail, and a finding for each current `[configs.*]`.
     `progress(done, total)` counts the simulator's runs; `as_of` applies the
     vendor rules of that day; `from_cloudwatch` (CloudWatch get-metric-data
-    JSON or CSV) gives the workload and goal as the demand it measured."""
+    JSON or CSV) gives the workload and goal as the demand it measured;
+    `ray` (an address, or `local`) runs the screen and the simulations on a
+    Ray cluster, with the same answer."""
     name, text = read_scenario(question)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
     demand = None if from_cloudwatch is None else measured_demand(from_cloudwatch)
-    raw = cat.advise_json(name, text, str(Path(name).resolve().parent), str(PROFILES), top=top, threads=threads,
-                          demand_json=None if demand is None else json.dumps(demand), progress=progress)
+    demand_json = None if demand is None else json.dumps(demand)
+    here = Path(name).resolve().parent
+
+    def run(remote=None) -> str:
+        return cat.advise_json(name, text, str(here), str(PROFILES), top=top, threads=threads, demand_json=demand_json,
+                               progress=progress, remote=remote)
+
+    if ray is None:
+        raw = run()
+    else:
+        from storlab.cluster import ray_cluster
+
+        with ray_cluster(ray, file=name, text=text, question_dir=here, files=read_catalog_files(catalog), as_of=as_of,
+                         demand_json=demand_json) as cluster:
+            raw = run(cluster)
     record = json.loads(raw)
     inputs: dict[str, Any] = {"question": name, "catalog_files": files}
     if top is not None:
         inputs["top"] = top
+    if ray is not None:
+        inputs["ray"] = ray
     return _finish(record, None, inputs)
 
 

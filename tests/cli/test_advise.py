@@ -227,3 +227,62 @@ def test_cloudwatch_console_csv_demand_by_hand(storlab):
     assert d["read_share"] == pytest.approx(3_390_000 / 4_680_000)
     assert d["mb_s"] == pytest.approx(62.2592, abs=5e-4)  # kept to 3 places
     assert d["statistic"] == "Maximum of 7 periods of 300 s"
+
+
+# SMALL over 16 m5 and r5 sizes, gp3 and io2, up to two volumes: 960
+# configs, so the screen goes to the cluster in four tasks of at most 256.
+WIDE = SMALL.replace('hosts = ["aws/ec2/m5.xlarge"]\ndevices = ["aws/ebs/gp3"]\nmax_count = 1',
+                     'hosts = ["aws/ec2/m5.*", "aws/ec2/r5.*"]\ndevices = ["aws/ebs/gp3", "aws/ebs/io2"]\nmax_count = 2')
+
+
+def _left_behind(before: set[str]) -> list[str]:
+    """Ray's processes still running, and storlab's Ray scratch folders, that were not there before."""
+    import glob
+    import subprocess
+
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout.splitlines()
+    return [p for p in ps if "storlab-ray-" in p] + sorted(set(glob.glob("/tmp/storlab-ray-*")) - before)
+
+
+def test_ray_local_gives_the_in_process_answer_and_ctrl_c_stops_it(storlab, tmp_path):
+    """One test, so no other Ray instance of this suite runs beside it."""
+    import glob
+    import subprocess
+    import sys
+
+    before = set(glob.glob("/tmp/storlab-ray-*"))
+    p = tmp_path / "wide.toml"
+    p.write_text(WIDE)
+    here = advise(storlab, p)
+    assert here["space"]["candidates"] == 960 and here["recommendations"], here["space"]
+    there = advise(storlab, p, "--ray", "local")
+    assert there["inputs"]["ray"] == "local"
+    for part in ("space", "recommendations", "front", "cheaper_failures", "findings", "warnings"):
+        assert there[part] == here[part], part
+    assert not _left_behind(before)
+
+    # Ctrl-C: the best found so far, and the local cluster stopped.
+    p = tmp_path / "q.toml"
+    p.write_text((EXAMPLES / "advise-io-aws.toml").read_text())
+    proc = subprocess.Popen([sys.executable, "-m", "storlab.cli", "advise", str(p), "--json", "--ray", "local"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(10)
+    proc.send_signal(signal.SIGINT)
+    t = time.monotonic()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert time.monotonic() - t < 15, "the search took more than 15 s to stop"
+    rec = json.loads(out)
+    assert rec["interrupted"] is True
+    assert all(r["meets_goal"] for r in rec["recommendations"])
+    assert not _left_behind(before)
+
+
+def test_ray_address_nothing_answers_is_one_line(storlab, tmp_path):
+    p = tmp_path / "q.toml"
+    p.write_text(SMALL)
+    r = storlab("advise", str(p), "--ray", "127.0.0.1:1")
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "nothing answers at 127.0.0.1:1" in r.stderr, r.stderr
+    r = storlab("advise", str(p), "--ray", "my-cluster")
+    assert r.returncode == 1 and "give HOST:PORT" in r.stderr, r.stderr

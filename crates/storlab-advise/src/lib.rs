@@ -11,7 +11,8 @@ pub mod space;
 
 use indexmap::IndexMap;
 use question::{AdviseFile, Goal};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+pub use space::Candidate;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,6 +37,9 @@ pub enum AdviseError {
         field: String,
         message: String,
     },
+    /// A cluster that ran part of the search failed.
+    #[error("{0}")]
+    Remote(String),
 }
 
 pub const SCHEMA_VERSION: u32 = 1;
@@ -98,7 +102,7 @@ pub struct SpaceCounts {
 
 /// What a candidate (or a current config) gives, verified by the
 /// simulator or only screened.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
     pub name: String,
     /// The config as a scenario's `[configs.NAME]` table.
@@ -186,6 +190,38 @@ pub struct Advice {
     pub interrupted: bool,
 }
 
+/// What the screen gives one candidate: its monthly cost, its bound in
+/// the goal's unit (a share of the goal for I/O jobs) and what gives it;
+/// `None` when a part of it has no price.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Screen {
+    pub cost: f64,
+    pub bound: f64,
+    pub why: String,
+}
+
+/// A candidate for the simulator, with what the screen gave it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerifyItem {
+    pub candidate: Candidate,
+    pub cost: f64,
+    pub bound: f64,
+}
+
+/// Somewhere else to run the screen and the simulations: a cluster's
+/// workers, each running [`screen_batch`] or [`verify_batch`] on its part.
+/// The search keeps its order, so the answer is the same as in-process.
+pub trait Remote: Sync {
+    /// Simulations it runs at once.
+    fn width(&self) -> usize;
+    /// Candidates a screening task takes (at least 256).
+    fn screen_batch(&self) -> usize;
+    /// The screen of each candidate, in order.
+    fn screen(&self, candidates: &[Candidate]) -> Result<Vec<Option<Screen>>, AdviseError>;
+    /// The simulator's outcome of each item, in order.
+    fn verify(&self, items: &[VerifyItem]) -> Result<Vec<Outcome>, AdviseError>;
+}
+
 /// What the question asks for, parsed once.
 enum Kind {
     Io(Workload),
@@ -257,6 +293,17 @@ impl Ctx<'_> {
             Kind::Db(_) => "tpm",
             Kind::Io(_) => "iops",
         }
+    }
+
+    /// A candidate's monthly cost and screen, `None` if unpriced.
+    fn screen_one(&self, c: &Candidate) -> Option<Screen> {
+        let dep = storlab_model::deployment::resolve(self.cat, self.file, &c.name, &c.config, Some(self.region)).ok()?;
+        let cost = monthly_cost(self.cat, &dep);
+        if !cost.complete {
+            return None;
+        }
+        let (bound, why) = self.screen(&dep);
+        Some(Screen { cost: cost.monthly_cost_usd, bound, why })
     }
 
     /// The screen's bound for a config, in the goal's unit, and what gives it.
@@ -629,37 +676,50 @@ fn parallel<T: Sync, R: Send>(
         .collect()
 }
 
-/// Answers the question in `text` (`file` names it in messages; `dir` is
-/// its folder, `profiles_dir` the shipped database profiles). `progress`
-/// gets (done, total) simulations; `stop` set ends the search with what it
-/// has, marked interrupted.
-pub fn advise(
-    cat: &Catalog,
+/// The question, read and checked once: what every part of a search (here
+/// or on a cluster's worker) starts from.
+struct Prepared<'a> {
+    base: &'a Catalog,
+    dated: Option<Catalog>,
+    q: AdviseFile,
+    region: String,
+    kind: Kind,
+}
+
+impl Prepared<'_> {
+    fn ctx<'b>(&'b self, file: &'b str, dir: &'b Path, profiles_dir: &'b Path, stop: &'b AtomicBool) -> Ctx<'b> {
+        Ctx {
+            cat: self.dated.as_ref().unwrap_or(self.base),
+            file,
+            dir,
+            profiles_dir,
+            q: &self.q,
+            region: &self.region,
+            kind: &self.kind,
+            stop,
+        }
+    }
+}
+
+fn prepare<'a>(
+    base: &'a Catalog,
     file: &str,
     text: &str,
     dir: &Path,
     profiles_dir: &Path,
-    opts: &Options,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<Advice, AdviseError> {
+    demand: Option<&question::MeasuredDemand>,
+) -> Result<Prepared<'a>, AdviseError> {
     let mut q = AdviseFile::parse(file, text)?;
-    if let Some(d) = &opts.demand {
+    if let Some(d) = demand {
         q.with_demand(file, d)?;
     }
     q.check(file)?;
-    let cat_owned;
     // A dated catalog (`--as-of`) wins over the question's `as_of`.
-    let cat = match (&cat.as_of, &q.as_of) {
-        (None, Some(d)) => {
-            cat_owned = cat.on(
-                d,
-                storlab_model::error::Location::new(file, "as_of", "as_of"),
-            )?;
-            &cat_owned
-        }
-        _ => cat,
+    let dated = match (&base.as_of, &q.as_of) {
+        (None, Some(d)) => Some(base.on(d, storlab_model::error::Location::new(file, "as_of", "as_of"))?),
+        _ => None,
     };
+    let cat = dated.as_ref().unwrap_or(base);
     let region = q.region().ok_or_else(|| AdviseError::Input {
         file: file.to_string(),
         field: "region".into(),
@@ -714,16 +774,45 @@ pub fn advise(
         }
         Kind::Io(wl)
     };
-    let ctx = Ctx {
-        cat,
-        file,
-        dir,
-        profiles_dir,
-        q: &q,
-        region: &region,
-        kind: &kind,
-        stop,
-    };
+    Ok(Prepared { base, dated, q, region, kind })
+}
+
+/// Answers the question in `text` (`file` names it in messages; `dir` is
+/// its folder, `profiles_dir` the shipped database profiles). `progress`
+/// gets (done, total) simulations; `stop` set ends the search with what it
+/// has, marked interrupted.
+#[allow(clippy::too_many_arguments)]
+pub fn advise(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Advice, AdviseError> {
+    advise_on(cat, file, text, dir, profiles_dir, opts, stop, progress, None)
+}
+
+/// [`advise`], with the screen and the simulations run by `remote` (a
+/// cluster) when given: the same answer, the search's order kept.
+#[allow(clippy::too_many_arguments)]
+pub fn advise_on(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    remote: Option<&dyn Remote>,
+) -> Result<Advice, AdviseError> {
+    let prepared = prepare(cat, file, text, dir, profiles_dir, opts.demand.as_ref())?;
+    let ctx = prepared.ctx(file, dir, profiles_dir, stop);
+    let (cat, q, kind) = (ctx.cat, ctx.q, ctx.kind);
+    let region = prepared.region.clone();
 
     // What the goal asks of a pool, to size the candidates.
     let demand_for = |h: &storlab_model::catalog::HostSpec| -> space::Demand {
@@ -777,23 +866,29 @@ pub fn advise(
     };
     let mut warnings = Vec::new();
 
-    // The screen, on every core: bound and monthly cost of each candidate.
-    let screened: Vec<Option<(f64, f64, String)>> = parallel(
-        &generated.candidates,
-        opts.threads,
-        &|c: &space::Candidate| {
-            let dep =
-                storlab_model::deployment::resolve(cat, file, &c.name, &c.config, Some(&region))
-                    .ok()?;
-            let cost = monthly_cost(cat, &dep);
-            if !cost.complete {
-                return None;
+    // The screen, on every core (or a cluster's): bound and monthly cost of
+    // each candidate.
+    let mut unscreened = 0;
+    let screened: Vec<Option<Screen>> = match remote {
+        None => parallel(&generated.candidates, opts.threads, &|c: &Candidate| ctx.screen_one(c)),
+        Some(r) => {
+            let mut out = Vec::with_capacity(generated.candidates.len());
+            for part in generated.candidates.chunks(r.screen_batch().max(256) * r.width().max(1)) {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                out.extend(r.screen(part)?);
             }
-            let (bound, why) = ctx.screen(&dep);
-            Some((cost.monthly_cost_usd, bound, why))
-        },
-    );
-    let unpriced = screened.iter().filter(|s| s.is_none()).count();
+            unscreened = generated.candidates.len() - out.len();
+            out.resize(generated.candidates.len(), None);
+            out
+        }
+    };
+    if unscreened > 0 {
+        counts.refused.insert("not screened: the search was interrupted".into(), unscreened as u64);
+        counts.candidates -= unscreened;
+    }
+    let unpriced = screened.iter().filter(|s| s.is_none()).count() - unscreened;
     if unpriced > 0 {
         *counts
             .refused
@@ -804,7 +899,7 @@ pub fn advise(
     let mut ranked: Vec<(usize, f64, f64, String)> = screened
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| s.as_ref().map(|(c, b, w)| (i, *c, *b, w.clone())))
+        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s.cost, s.bound, s.why.clone())))
         .collect();
     ranked.sort_by(|a, b| {
         a.1.total_cmp(&b.1)
@@ -841,7 +936,7 @@ pub fn advise(
     let mut failures: Vec<Outcome> = Vec::new();
     let total = passing.len().min(opts.max_verified) as u64;
     let mut done = 0u64;
-    let batch = opts.threads.max(1) * 2;
+    let batch = remote.map_or(opts.threads, |r| r.width()).max(1) * 2;
     let mut cursor = 0;
     while recs.len() < opts.top
         && cursor < passing.len()
@@ -851,10 +946,19 @@ pub fn advise(
         let chunk: Vec<&(usize, f64, f64, String)> =
             passing[cursor..(cursor + batch).min(passing.len())].to_vec();
         cursor += chunk.len();
-        let outs = parallel(&chunk, opts.threads, &|r: &&(usize, f64, f64, String)| {
-            let c = &generated.candidates[r.0];
-            ctx.verify(&c.name, &c.config, r.1, r.2, false)
-        });
+        let outs = match remote {
+            None => parallel(&chunk, opts.threads, &|r: &&(usize, f64, f64, String)| {
+                let c = &generated.candidates[r.0];
+                ctx.verify(&c.name, &c.config, r.1, r.2, false)
+            }),
+            Some(rm) => {
+                let items: Vec<VerifyItem> = chunk
+                    .iter()
+                    .map(|r| VerifyItem { candidate: generated.candidates[r.0].clone(), cost: r.1, bound: r.2 })
+                    .collect();
+                rm.verify(&items)?.into_iter().map(Ok).collect()
+            }
+        };
         for o in outs {
             let o = o?;
             done += 1;
@@ -989,6 +1093,45 @@ pub fn advise(
         warnings,
         interrupted,
     })
+}
+
+/// A cluster worker's part of a search: the screen of `candidates` for the
+/// question in `text`, in order, on up to `threads` threads.
+pub fn screen_batch(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    demand: Option<&question::MeasuredDemand>,
+    candidates: &[Candidate],
+    threads: usize,
+) -> Result<Vec<Option<Screen>>, AdviseError> {
+    let p = prepare(cat, file, text, dir, profiles_dir, demand)?;
+    let stop = AtomicBool::new(false);
+    let ctx = p.ctx(file, dir, profiles_dir, &stop);
+    Ok(parallel(candidates, threads, &|c: &Candidate| ctx.screen_one(c)))
+}
+
+/// A cluster worker's part of a search: the simulator's outcome of each
+/// item, in order, on up to `threads` threads; `stop` ends the runs early.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_batch(
+    cat: &Catalog,
+    file: &str,
+    text: &str,
+    dir: &Path,
+    profiles_dir: &Path,
+    demand: Option<&question::MeasuredDemand>,
+    items: &[VerifyItem],
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<Vec<Outcome>, AdviseError> {
+    let p = prepare(cat, file, text, dir, profiles_dir, demand)?;
+    let ctx = p.ctx(file, dir, profiles_dir, stop);
+    parallel(items, threads, &|it: &VerifyItem| ctx.verify(&it.candidate.name, &it.candidate.config, it.cost, it.bound, false))
+        .into_iter()
+        .collect()
 }
 
 pub const METHOD: &str = "every config of the space the catalog's rules allow; an analytic screen (for I/O jobs: the pool's caps for the job's mix and its I/Os in flight over the mean service time; for databases: users no faster than CPU + reads + commit flush + round trip in sequence, vCPUs and data-pool reads under their caps) rules out those that cannot meet the goal; the rest go to the simulator cheapest first, and the first that meet the goal are the answer";

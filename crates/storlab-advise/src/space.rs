@@ -52,7 +52,7 @@ pub struct Demand {
 }
 
 /// One candidate: a config the model accepts.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     pub name: String,
     pub config: ConfigSpec,

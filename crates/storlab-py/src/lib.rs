@@ -116,7 +116,7 @@ fn off_gil<T: Send + 'static>(
     poll: Duration,
     progress: Option<PyObject>,
     args: impl for<'py> Fn(Python<'py>, &[u64; 3]) -> PyResult<Bound<'py, pyo3::types::PyTuple>>,
-    work: impl FnOnce(&Watch) -> T + Send + 'static,
+    work: impl FnOnce(&Arc<Watch>) -> T + Send + 'static,
 ) -> PyResult<(T, bool)> {
     let watch = Arc::new(Watch::default());
     let (tx, rx) = std::sync::mpsc::channel::<Result<T, String>>();
@@ -334,7 +334,14 @@ impl Catalog {
     /// cheapest deployments that meet its goal. `progress(done, total)`
     /// counts the simulator's runs; Ctrl-C ends the search with the best
     /// found so far, marked interrupted.
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None))]
+    ///
+    /// `remote`, when given, runs the screen and the simulations elsewhere
+    /// (a cluster): an object with `width` (simulations at once),
+    /// `screen_batch` (candidates a task), and `screen(json, stopped)` and
+    /// `verify(json, stopped)` that return, as JSON, what
+    /// `advise_screen_batch_json` and `advise_verify_batch_json` give for
+    /// their parts, in order (fewer once `stopped()` is true).
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None))]
     #[allow(clippy::too_many_arguments)]
     fn advise_json(
         &self,
@@ -347,12 +354,19 @@ impl Catalog {
         threads: Option<usize>,
         demand_json: Option<String>,
         progress: Option<PyObject>,
+        remote: Option<PyObject>,
     ) -> PyResult<String> {
+        let remote = match remote {
+            None => None,
+            Some(obj) => {
+                let width: usize = obj.getattr(py, "width")?.extract(py)?;
+                let screen_batch: usize = obj.getattr(py, "screen_batch")?.extract(py)?;
+                Some((obj, width, screen_batch))
+            }
+        };
         let cat = self.inner.clone();
         let mut opts = storlab_advise::Options::default();
-        if let Some(d) = demand_json {
-            opts.demand = Some(serde_json::from_str(&d).map_err(|e| raise(py, "ScenarioError", format!("the measured demand: {e}")))?);
-        }
+        opts.demand = parse_demand(py, demand_json)?;
         if let Some(t) = top {
             if t == 0 {
                 return Err(raise(py, "ScenarioError", "--top 0: give at least 1, e.g. 10".into()));
@@ -367,11 +381,119 @@ impl Catalog {
                 w.set(0, done);
                 w.set(1, total);
             };
-            storlab_advise::advise(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), &opts, &w.stop, &report)
+            let remote = remote.map(|(obj, width, screen_batch)| PyRemote { obj, width, screen_batch, stop: w.clone() });
+            storlab_advise::advise_on(
+                &cat,
+                &file_name,
+                &text,
+                std::path::Path::new(&dir),
+                std::path::Path::new(&profiles_dir),
+                &opts,
+                &w.stop,
+                &report,
+                remote.as_ref().map(|r| r as &dyn storlab_advise::Remote),
+            )
         })?;
         let mut rec = rec.map_err(|e| e.to_py(py))?;
         rec.interrupted |= stopped;
         Ok(json(&rec))
+    }
+
+    /// A cluster worker's part of `advise`: the screen of each candidate in
+    /// `candidates_json` (a JSON list of {name, config}), as a JSON list of
+    /// {cost, bound, why} or null (unpriced), in order.
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, candidates_json, *, demand_json=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn advise_screen_batch_json(
+        &self,
+        py: Python<'_>,
+        file_name: String,
+        text: String,
+        dir: String,
+        profiles_dir: String,
+        candidates_json: String,
+        demand_json: Option<String>,
+        threads: Option<usize>,
+    ) -> PyResult<String> {
+        let cat = self.inner.clone();
+        let demand = parse_demand(py, demand_json)?;
+        let candidates: Vec<storlab_advise::Candidate> =
+            serde_json::from_str(&candidates_json).map_err(|e| raise(py, "InternalError", format!("a batch of candidates: {e}")))?;
+        let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
+        let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |_w| {
+            storlab_advise::screen_batch(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), demand.as_ref(), &candidates, threads)
+        })?;
+        Ok(json(&out.map_err(|e| e.to_py(py))?))
+    }
+
+    /// A cluster worker's part of `advise`: the simulator's outcome of each
+    /// item in `items_json` (a JSON list of {candidate, cost, bound}), as a
+    /// JSON list, in order; Ctrl-C (a cancelled task) ends the runs early.
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, items_json, *, demand_json=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn advise_verify_batch_json(
+        &self,
+        py: Python<'_>,
+        file_name: String,
+        text: String,
+        dir: String,
+        profiles_dir: String,
+        items_json: String,
+        demand_json: Option<String>,
+        threads: Option<usize>,
+    ) -> PyResult<String> {
+        let cat = self.inner.clone();
+        let demand = parse_demand(py, demand_json)?;
+        let items: Vec<storlab_advise::VerifyItem> =
+            serde_json::from_str(&items_json).map_err(|e| raise(py, "InternalError", format!("a batch of candidates to verify: {e}")))?;
+        let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
+        let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |w| {
+            storlab_advise::verify_batch(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), demand.as_ref(), &items, threads, &w.stop)
+        })?;
+        Ok(json(&out.map_err(|e| e.to_py(py))?))
+    }
+}
+
+fn parse_demand(py: Python<'_>, demand_json: Option<String>) -> PyResult<Option<storlab_advise::question::MeasuredDemand>> {
+    demand_json
+        .map(|d| serde_json::from_str(&d).map_err(|e| raise(py, "ScenarioError", format!("the measured demand: {e}"))))
+        .transpose()
+}
+
+/// A cluster, as the search sees it: a Python object that runs parts of it
+/// (`storlab.cluster`), called from the search's thread with the GIL taken
+/// for each call.
+struct PyRemote {
+    obj: PyObject,
+    width: usize,
+    screen_batch: usize,
+    stop: Arc<Watch>,
+}
+
+impl PyRemote {
+    fn call<T: serde::Serialize, R: serde::de::DeserializeOwned>(&self, method: &str, part: &T) -> Result<R, storlab_advise::AdviseError> {
+        let stop = self.stop.clone();
+        let text = Python::with_gil(|py| -> PyResult<String> {
+            let stopped = pyo3::types::PyCFunction::new_closure(py, None, None, move |_a, _k| -> bool { stop.stopped() })?;
+            self.obj.call_method1(py, method, (json(part), stopped))?.extract(py)
+        })
+        .map_err(|e| storlab_advise::AdviseError::Remote(format!("the cluster's {method}: {e}")))?;
+        serde_json::from_str(&text).map_err(|e| storlab_advise::AdviseError::Remote(format!("the cluster's {method} answer: {e}")))
+    }
+}
+
+impl storlab_advise::Remote for PyRemote {
+    fn width(&self) -> usize {
+        self.width
+    }
+    fn screen_batch(&self) -> usize {
+        self.screen_batch
+    }
+    fn screen(&self, candidates: &[storlab_advise::Candidate]) -> Result<Vec<Option<storlab_advise::Screen>>, storlab_advise::AdviseError> {
+        self.call("screen", &candidates)
+    }
+    fn verify(&self, items: &[storlab_advise::VerifyItem]) -> Result<Vec<storlab_advise::Outcome>, storlab_advise::AdviseError> {
+        self.call("verify", &items)
     }
 }
 

@@ -118,6 +118,7 @@ def advise_cmd(
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
     from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),
+    ray: Optional[str] = typer.Option(None, "--ray", help="Run the screen and the simulations on the Ray cluster at ADDRESS (ray://HEAD:10001), or on one started here (local); the same answer. Needs storlab[ray]."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
     from rich.console import Console
@@ -133,10 +134,10 @@ def advise_cmd(
 
         with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
             task = bar.add_task("advise", total=None)
-            rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch,
+            rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,
                              progress=lambda done, total: bar.update(task, completed=done, total=total or None))
     else:
-        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch)
+        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:
