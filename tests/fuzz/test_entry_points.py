@@ -1,7 +1,8 @@
 """Fuzzing what the CLI calls: scenario text into the catalog's limits and
-simulate, run records into report and compare's reader, option strings
-into their parsers. Each input is read or refused with a StorlabError on
-one non-empty line — never another exception, never a panic."""
+simulate, run records and advice records into report and compare's reader
+(and the advice into its page), option strings into their parsers. Each
+input is read or refused with a StorlabError on one non-empty line — never
+another exception, never a panic."""
 
 from __future__ import annotations
 
@@ -149,6 +150,59 @@ def test_report_reader_reads_or_refuses_any_record(changes):
         for k in ("iops", "bw_bytes_s", "lat_mean_us", "lat_p99_us"):
             v = r.get(k)
             assert v is None or (math.isfinite(v) and v >= 0), (k, v)
+
+
+def _advice() -> dict:
+    def outcome(iops: float, cost: float, by: str, **kw) -> dict:
+        return {"name": f"gp3-{iops:g}", "config": {"host": "aws/ec2/m5.xlarge", "pools": [
+                    {"role": "all", "device": "aws/ebs/gp3", "count": 1, "size_gib": 125.0, "iops": iops}]},
+                "config_toml": "[configs.a]\n", "monthly_cost_usd": cost, "iops": iops if by == "simulate" else None,
+                "binding": "device", "meets_goal": iops >= 4000, "verified_by": by, "screen_bound": iops / 4000, **kw}
+
+    return {"schema_version": 1, "kind": "storlab-advice", "tool": {"name": "storlab", "version": "0", "git_sha": ""},
+            "title": "t", "question": "q.toml", "workload": "inline", "goal": {"iops": 4000.0},
+            "space": {"region": "aws/us-east-1", "hosts": 1, "devices": 1, "candidates": 16, "screened": 12, "verified": 12,
+                      "refused": {"too large": 3}},
+            "recommendations": [{"rank": 1, **outcome(4000, 155.16, "simulate")}],
+            "front": [outcome(3000, 150.16, "screen"), outcome(4000, 155.16, "screen")],
+            "cheaper_failures": [outcome(3000, 150.16, "screen", misses="screen: 3000 IOPS")],
+            "findings": [{"config": "today", "finding": "Under-provisioned", "risk": "High", "saving_usd_month": 0.0,
+                          "why": "misses", "current": outcome(3000, 150.16, "simulate")}],
+            "method": "m", "warnings": [], "interrupted": False, "inputs": {"question": "q.toml", "catalog_files": ["a"]}}
+
+
+ADVICE_PATHS = st.sampled_from([
+    ("goal",), ("goal", "iops"), ("goal", "p99_ms"), ("goal", "nopm"), ("goal", "jobs"), ("goal", "max_usd_month"),
+    ("recommendations", 0, "rank"), ("recommendations", 0, "config"), ("recommendations", 0, "config", "host"),
+    ("recommendations", 0, "config", "pools"), ("recommendations", 0, "config", "pools", 0),
+    ("recommendations", 0, "config", "pools", 0, "size_gib"), ("recommendations", 0, "monthly_cost_usd"),
+    ("recommendations", 0, "iops"), ("recommendations", 0, "config_toml"), ("recommendations", 0),
+    ("front", 0, "screen_bound"), ("front", 0, "verified_by"), ("front", 1, "monthly_cost_usd"), ("front",),
+    ("cheaper_failures", 0, "misses"), ("findings", 0, "current"), ("findings", 0, "finding"), ("findings", 0),
+    ("space",), ("space", "refused"), ("space", "candidates"), ("demand",), ("tool",), ("inputs",), ("warnings",),
+    ("title",), ("interrupted",)])
+
+
+@given(st.lists(st.tuples(ADVICE_PATHS, JSON_VALUES), min_size=1, max_size=4))
+def test_advice_report_draws_or_refuses_any_advice_record(changes):
+    from storlab.report import build_html
+    from storlab.report.records import from_data
+
+    data = _advice()
+    for path, value in changes:
+        node = data
+        try:
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = copy.deepcopy(value)
+        except (KeyError, IndexError, TypeError):
+            continue
+    try:
+        page = build_html([from_data(json.loads(json.dumps(data)), "advice.json")])
+    except BaseException as e:  # noqa: BLE001
+        clean(e)
+        return
+    assert page.startswith(b"<!doctype html>") and b"advice-front" in page
 
 
 @given(st.text(alphabet="0123456789,auto -.x", max_size=20), st.integers(min_value=1, max_value=4096))

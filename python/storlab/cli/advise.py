@@ -1,7 +1,8 @@
 """`storlab advise QUESTION`: the cheapest deployments of the catalog that
 meet the question's goal, the cost/throughput front, why cheaper ones
 fail, and a finding for each current config. The search is Rust's
-(storlab-advise); this layer prints."""
+(storlab-advise); this layer prints, and `--report` writes the page
+storlab.report draws of the record."""
 
 from __future__ import annotations
 
@@ -113,6 +114,7 @@ def advice_tables(rec: dict[str, Any]) -> Group:
 def advise_cmd(
     question: Path = typer.Argument(..., help="Question file (TOML): a workload, a [goal], an optional [space] and current [configs.*]."),
     json_out: bool = typer.Option(False, "--json", help="Print the advice record as JSON."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write the advice as an HTML report to FILE: cost against throughput with the front and the goal, the recommendations' config tables, the findings."),
     top: Optional[int] = typer.Option(None, "--top", help="How many recommendations (default 10)."),
     threads: Optional[int] = typer.Option(None, "--threads", help="Simulations at once (default: every core); the answer is the same for any count."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
@@ -124,10 +126,12 @@ def advise_cmd(
     from rich.console import Console
 
     from storlab.cli.out import console
+    from storlab.cli.report import check_output, write_report_of
 
     for flag, v in (("--top", top), ("--threads", threads)):
         if v is not None and v < 1:
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
+    check_output(report)
     err = Console(stderr=True)
     if sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress
@@ -138,6 +142,10 @@ def advise_cmd(
                              progress=lambda done, total: bar.update(task, completed=done, total=total or None))
     else:
         rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray)
+    if report is not None:
+        # Written once the advice is complete or stopped (then marked
+        # interrupted), whole or not at all.
+        write_report_of(rec, question, report)
     if json_out:
         typer.echo(to_json(rec), nl=False)
     else:

@@ -69,6 +69,10 @@ def compare_cmd(
 
     one_of(json_out, csv_out)
     a, b = load(base), load(new)
+    for path, rec in ((base, a), (new, b)):
+        if rec.kind == "advice":
+            raise StorlabError(f"{path}: an advice record (advise --json) — compare takes run or limits records; "
+                               f"draw the advice with storlab report {path} -o advice.html")
     if (a.kind == "limits") != (b.kind == "limits"):
         raise StorlabError(f"{new}: a {'limits' if b.kind == 'limits' else 'run'} record beside a "
                            f"{'limits' if a.kind == 'limits' else 'run'} record — compare two run records or two limits records")

@@ -1,38 +1,25 @@
 """`storlab report`: run records of any engine (limits, simulate, measure,
 emulate) drawn as one self-contained HTML page — a summary per config, the
 I/O jobs side by side, the time series with their alarms, the database
-sweeps with their tipping points, and each record's provenance.
+sweeps with their tipping points, and each record's provenance. An advice
+record (`storlab advise --json`) gets its own page, built in advice.py.
 
 A pure function from records to bytes, like the exporters: plotly.js (from
 the plotly package) is embedded in the page, so the file opens without a
-network. Charts are Plotly figures built in charts.py."""
+network. Charts are Plotly figures built in charts.py; the page's frame
+(look, scripts) is page.py's."""
 
 from __future__ import annotations
 
-import html
-import json
-from importlib import resources
 from typing import Any
 
+from storlab.errors import StorlabError
+from storlab.report import advice as _advice
 from storlab.report import charts as _charts
+from storlab.report.page import chart_div, esc as _esc, head, plotly_js, scripts
 from storlab.report.records import Record, assign_labels, configs, finite, is_db, load
 
 __all__ = ["build_html", "load", "Record", "summary_rows", "plotly_js"]
-
-
-def plotly_js() -> str:
-    """plotly.min.js as the plotly package ships it (read as a file: no
-    import of plotly's Python side, which is slow and not needed)."""
-    try:
-        return (resources.files("plotly") / "package_data" / "plotly.min.js").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError) as e:
-        from storlab.errors import StorlabError
-
-        raise StorlabError(f"the plotly package is missing ({e}) — pip install 'plotly>=5' (make install does)") from None
-
-
-def _esc(x: Any) -> str:
-    return html.escape(str(x), quote=True)
 
 
 def _num(v: Any, fmt: str = ",.0f", unit: str = "") -> str:
@@ -229,63 +216,20 @@ def _provenance_html(records: list[Record]) -> str:
     return "".join(out)
 
 
-CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#222;background:#f6f7f9}
-header{background:#1f2d3d;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
-header p{margin:4px 0 0;color:#c9d3dd;font-size:13px}
-main{padding:8px 24px 24px;max-width:1500px;margin:auto}
-h2{font-size:17px;margin:22px 0 8px;border-bottom:1px solid #d8dde3;padding-bottom:4px}h3{font-size:15px}
-table{border-collapse:collapse;background:#fff;font-size:13px;margin:6px 0 10px}
-th,td{border:1px solid #e1e4e8;padding:4px 8px;text-align:right;vertical-align:top}th{background:#eef1f4}
-td.l,th.l{text-align:left}.dim{color:#777}.small{font-size:11px}.mono{font-family:ui-monospace,monospace}
-.charts{display:flex;flex-wrap:wrap;gap:12px}
-.chart{background:#fff;border:1px solid #e1e4e8;border-radius:4px;padding:4px;flex:1 1 100%;min-width:0}
-@media(min-width:1100px){.chart.half{flex:1 1 calc(50% - 20px)}}
-.note{font-size:11px;color:#666;margin:0 6px 4px}
-footer{padding:8px 24px 24px;max-width:1500px;margin:auto;font-size:12px;color:#444}
-"""
-
-# Renders the charts one after another, yielding to the browser between
-# them, and sets window.storlabReport.ready when all are drawn (tests and
-# --png wait for it). Any error is kept in window.storlabReport.errors.
-JS = """
-(function(){
-  var R = window.storlabReport = {ready:false, errors:[], drawn:0};
-  window.addEventListener('error', function(e){ R.errors.push(String(e.message)); });
-  var specs = JSON.parse(document.getElementById('storlab-charts').textContent);
-  var i = 0;
-  function next(){
-    if (i >= specs.length) { R.ready = true; document.body.setAttribute('data-ready','1'); return; }
-    var s = specs[i++];
-    try {
-      Plotly.newPlot(s.id, s.figure.data, s.figure.layout, {responsive:true, displaylogo:false})
-        .then(function(){ R.drawn++; setTimeout(next, 0); }, function(e){ R.errors.push(s.id+': '+e); setTimeout(next, 0); });
-    } catch (e) { R.errors.push(s.id+': '+e); setTimeout(next, 0); }
-  }
-  // plotly.js is carried as text and loaded as an async script from a
-  // blob: the browser compiles it off the main thread and the tables show
-  // at once, instead of the page staying blank while 4.8 MB is parsed.
-  var js = document.getElementById('storlab-plotly');
-  var tag = document.createElement('script');
-  tag.async = true;
-  tag.onload = function(){ R.plotlyLoadedMs = performance.now(); if (typeof Plotly === 'undefined') { R.errors.push('plotly.js did not load'); R.ready = true; } else next(); };
-  tag.onerror = function(){ R.errors.push('plotly.js did not load'); R.ready = true; };
-  tag.src = URL.createObjectURL(new Blob([js.textContent], {type: 'text/javascript'}));
-  document.head.appendChild(tag);
-})();
-"""
-
-
 def build_html(records: list[Record], title: str | None = None) -> bytes:
-    """The report page for `records`, as UTF-8 bytes."""
+    """The report page for `records`, as UTF-8 bytes. An advice record
+    (`storlab advise --json`) has a page of its own (report/advice.py) and
+    is reported alone."""
+    advice = [r for r in records if r.kind == "advice"]
+    if advice:
+        if len(records) > 1:
+            raise StorlabError(f"{advice[0].path}: an advice record is reported alone — give it without other records")
+        return _advice.build_html(advice[0], title)
     assign_labels(records)
     chart_list = _charts.all_charts(records)
     titles = [r.data.get("title") or r.data.get("scenario") or r.data.get("workload") or r.name for r in records]
     title = title or " · ".join(dict.fromkeys(str(t) for t in titles))
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{_esc(title)} — storlab report</title>",
-             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-             f"<meta name='generator' content='storlab'><style>{CSS}</style></head><body>",
-             f"<header><h1>{_esc(title)}</h1><p>{len(records)} record(s): "
+    parts = [head(title), f"<header><h1>{_esc(title)}</h1><p>{len(records)} record(s): "
              + ", ".join(f"{_esc(r.name)} ({_esc(r.kind)})" for r in records) + "</p></header><main>"]
     parts.append("<h2>Summary</h2>" + _summary_html(summary_rows(records)))
     parts.append(_jobs_html(records))
@@ -300,18 +244,12 @@ def build_html(records: list[Record], title: str | None = None) -> bytes:
                 parts.append(f"<h2>{_esc(ch.section)}</h2>")
             parts.append("<div class='charts'>")
             section = ch.section
-        parts.append(f"<div class='chart{' half' if ch.half else ''}' data-kind='{_esc(ch.kind)}'>"
-                     f"<div id='{_esc(ch.id)}' class='plot' data-points='{ch.points}' data-kind='{_esc(ch.kind)}'"
-                     f" style='height:{int(ch.figure['layout'].get('height', 420))}px'></div>"
-                     + (f"<p class='note'>{_esc(ch.note)}</p>" if ch.note else "") + "</div>")
+        parts.append(chart_div(ch))
     if section is not None:
         parts.append("</div>")
     if section is None or "Time series" not in {c.section for c in chart_list}:
         parts.append(_alarms_html(records))
     parts.append("</main><footer><h2>Provenance</h2>" + _provenance_html(records)
                  + "<p class='dim'>MB = 10<sup>6</sup> bytes. Made by storlab report; charts drawn by plotly.js, embedded.</p></footer>")
-    specs = [{"id": c.id, "figure": c.figure} for c in chart_list]
-    data = json.dumps(specs, allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
-    parts.append(f"<script type='text/plain' id='storlab-plotly'>{plotly_js()}</script>"
-                 f"<script type='application/json' id='storlab-charts'>{data}</script><script>{JS}</script></body></html>")
+    parts.append(scripts([{"id": c.id, "figure": c.figure} for c in chart_list]))
     return "".join(parts).encode("utf-8")

@@ -1,7 +1,8 @@
 """Reading run records for `report` and `compare`: one JSON file each, of
-any engine (limits, simulate, measure, emulate), checked just enough to
-name the file and the field when something is off. A record keeps its file
-name as its label, so two records with the same config stay apart."""
+any engine (limits, simulate, measure, emulate), or the advice of `advise
+--json`, checked just enough to name the file and the field when something
+is off. A record keeps its file name as its label, so two records with the
+same config stay apart."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from storlab import _native
 from storlab.errors import StorlabError
 
 SCHEMA_VERSION = 1
+#: The `kind` of `storlab advise --json`'s record.
+ADVICE = "storlab-advice"
 
 
 @dataclass
@@ -25,7 +28,7 @@ class Record:
     path: str
     data: dict[str, Any]
     name: str = ""
-    kind: str = ""  # limits | simulate | measure | emulate
+    kind: str = ""  # limits | simulate | measure | emulate | advice
     labels: dict[str, str] = field(default_factory=dict)  # config -> legend label
 
     @property
@@ -70,7 +73,7 @@ def load(path: str | Path) -> Record:
             if data is None:
                 raise StorlabError(f"{p}: cannot read the record ({bad.__class__.__name__}: {bad})") from None
     rec = from_data(data, str(p))
-    if not (rec.results or rec.data.get("configs")):
+    if rec.kind != "advice" and not (rec.results or rec.data.get("configs")):
         # A file given to report or compare with nothing in it is a mistake
         # to say, not a page of empty charts.
         raise StorlabError(f"{p}: no results — the record holds nothing to show (an interrupted or empty run?)")
@@ -85,6 +88,9 @@ def from_data(data: Any, path: str = "<record>") -> Record:
         raise StorlabError(f"{path}: no schema_version — not a storlab record (write one with simulate, bench or limits --json)")
     if sv != SCHEMA_VERSION:
         raise StorlabError(f"{path}: schema_version {sv} — this storlab reads schema_version {SCHEMA_VERSION}; upgrade storlab")
+    if data.get("kind") == ADVICE:
+        check_advice(data, path)
+        return Record(path=path, data=data, name=Path(path).stem, kind="advice")
     if isinstance(data.get("results"), list):
         kind = str(data.get("engine") or "simulate")
         for i, r in enumerate(data["results"]):
@@ -97,7 +103,8 @@ def from_data(data: Any, path: str = "<record>") -> Record:
             if not isinstance(c, dict) or "name" not in c:
                 raise StorlabError(f"{path}: configs[{i}]: no 'name' field — every config has a name")
     else:
-        raise StorlabError(f"{path}: neither 'results' (a run record) nor 'configs' (limits --json) — not a storlab record")
+        raise StorlabError(f"{path}: neither 'results' (a run record), 'configs' (limits --json) nor the advice of advise --json "
+                           "— not a storlab record")
     if not isinstance(data.get("series", []), list):
         raise StorlabError(f"{path}: 'series' is not a list")
     return Record(path=path, data=data, name=Path(path).stem, kind=kind)
@@ -144,6 +151,50 @@ def check_run_record(data: dict[str, Any], path: str) -> None:
     full.pop("tipping_point", None)  # read in either shape (a list, or older records' map)
     full["results"] = [{"job": "", "binding": "", **r} for r in data["results"]]
     _native.record_check_json(path, json.dumps(full))
+
+
+def check_advice(data: dict[str, Any], path: str) -> None:
+    """An advice record, checked before the report reads it: the shape of
+    each part the page shows, and each outcome's config, host, pools and
+    monthly cost. Raises naming file, entry and field."""
+
+    def refuse(where: str, value: Any, want: str) -> StorlabError:
+        return StorlabError(f"{path}: {where}: {str(value)[:40]!r} — expected {want} (write the record with advise --json)")
+
+    for key, kind, want in (("goal", dict, "the goal table"), ("space", dict, "a table"), ("demand", dict, "a table"),
+                            ("tool", dict, "a table"), ("inputs", dict, "a table"), ("warnings", list, "a list of lines")):
+        v = data.get(key)
+        if (key == "goal" or v is not None) and not isinstance(v, kind):
+            raise refuse(key, v, want)
+    jobs = data["goal"].get("jobs") or {}
+    if not (isinstance(jobs, dict) and all(isinstance(j, dict) for j in jobs.values())):
+        raise refuse("goal.jobs", jobs, "a table of jobs' goals")
+    refused = (data.get("space") or {}).get("refused") or {}
+    if not (isinstance(refused, dict) and all(isinstance(n, int) and not isinstance(n, bool) for n in refused.values())):
+        raise refuse("space.refused", refused, "a count of configs per reason")
+    outcomes: list[tuple[str, Any]] = []
+    for key in ("recommendations", "front", "cheaper_failures", "findings"):
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            raise refuse(key, items, "a list")
+        for i, o in enumerate(items):
+            where = f"{key}[{i}]"
+            if key == "findings":
+                if not (isinstance(o, dict) and isinstance(o.get("config"), str) and isinstance(o.get("finding"), str)):
+                    raise refuse(where, o, "a table with config, finding and current")
+                o, where = o.get("current"), f"{where}.current"
+            elif key == "recommendations" and not (isinstance(o, dict) and type(o.get("rank")) is int):
+                raise refuse(f"{where}.rank", o.get("rank") if isinstance(o, dict) else o, "a rank, 1 for the cheapest")
+            outcomes.append((where, o))
+    for where, o in outcomes:
+        if not (isinstance(o, dict) and isinstance(o.get("config"), dict) and isinstance(o["config"].get("host"), str)):
+            raise refuse(where, o, "an outcome with config.host")
+        cost = o.get("monthly_cost_usd")
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or not (math.isfinite(cost) and cost >= 0):
+            raise StorlabError(f"{path}: {where}.monthly_cost_usd: {str(cost)[:40]!r} — a cost is a number ≥ 0; nearest valid value 0")
+        pools = o["config"].get("pools", [])
+        if not (isinstance(pools, list) and all(isinstance(x, dict) for x in pools)):
+            raise refuse(f"{where}.config.pools", pools, "a list of pools")
 
 
 def configs(rec: Record) -> list[str]:
