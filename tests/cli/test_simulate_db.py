@@ -442,3 +442,23 @@ def test_dirtied_pages_are_written_in_steady_state_or_once_of_age(storlab, scena
     assert fresh["results"][0]["pools"]["data"]["write_iops"] == 0
     assert any("30 s old" in a and "first 10 s write none" in a for a in fresh["inputs"]["assumptions"]), \
         fresh["inputs"]["assumptions"]
+
+
+@pytest.mark.parametrize("line,named", [('engine = "mysql"', 'engine = "mysql"'),
+                                        ('engine = "sqlserver"', 'engine = "sqlserver"'),
+                                        ('license = "windows-sql-standard"', 'license = "windows-sql-standard"'),
+                                        ('engine = "postgres"', None), ("", None)])
+def test_another_engines_profile_is_said_in_the_record_and_the_table(storlab, scenario, line, named):
+    # tpcc-postgresql was recorded on PostgreSQL (its provenance.database):
+    # a config that names another engine, or SQL Server by its licence, runs
+    # PostgreSQL's figures and must say so; one that names PostgreSQL, or
+    # none, must not.
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.large"\n{line}')
+    path = scenario(db_scenario(vus="[1]", configs=cfg))
+    rec = run_json(storlab, path)
+    said = [w for w in rec["warnings"] if "simulated with the postgres profile tpcc-postgresql" in w]
+    if named is None:
+        assert not said, rec["warnings"]
+    else:
+        assert len(said) == 1 and named in said[0], rec["warnings"]
+        assert "simulated with the postgres profile" in storlab("simulate", str(path)).stdout

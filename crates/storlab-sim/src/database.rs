@@ -74,6 +74,26 @@ fn check_roles(file: &str, dep: &Deployment) -> Result<Vec<String>, SimError> {
 /// Simulates the scenario's database workload on every config and returns
 /// the run record. `progress` gets the fraction done and returns false to
 /// stop; the record then keeps every finished step and the one cut short.
+/// The engine a config names (`engine`, or a SQL Server licence) when the
+/// profile was recorded on another: its CPU, page and log figures are the
+/// other engine's.
+pub fn engine_mismatch(dep: &storlab_model::Deployment, profile: &storlab_workload::profile::Profile) -> Option<String> {
+    let (wants, why) = match (&dep.engine, dep.license.as_str()) {
+        (Some(e), _) => (e.to_ascii_lowercase(), format!("engine = \"{e}\"")),
+        (None, l) if l.starts_with("windows-sql") => ("sqlserver".to_string(), format!("license = \"{l}\"")),
+        _ => return None,
+    };
+    let has = profile.engine()?;
+    // MariaDB forked from MySQL: the same InnoDB write path, near enough.
+    let family = |e: &str| if e == "mariadb" { "mysql".to_string() } else { e.to_string() };
+    (family(&wants) != family(&has)).then(|| {
+        format!(
+            "{why} simulated with the {has} profile {}: the CPU, page and log figures are {has}'s, not {wants}'s — record a profile on {wants} (bench db --profile-out) for its own",
+            profile.name
+        )
+    })
+}
+
 pub fn simulate_database(
     cat: &Catalog,
     file: &str,
@@ -123,6 +143,9 @@ pub fn simulate_database(
     for dep in &deps {
         warnings.extend(check_roles(file, dep)?);
         warnings.extend(dep.warnings.iter().map(|w| format!("config {}: {w}", dep.name)));
+        if let Some(w) = engine_mismatch(dep, &db.profile) {
+            warnings.push(format!("config {}: {w}", dep.name));
+        }
     }
     let steps_planned = match &db.vus {
         Vus::List(v) => v.clone(),

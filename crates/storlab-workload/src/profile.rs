@@ -34,6 +34,23 @@ pub struct Profile {
     pub writeback: Option<Writeback>,
 }
 
+impl Profile {
+    /// The database engine the profile was recorded on (`postgres`,
+    /// `mysql`, `mariadb`, `sqlserver`, `oracle`, `db2`, as a config's
+    /// `engine` names them): `provenance.engine` where given, else read off
+    /// `provenance.database` ("PostgreSQL 15.18", "MariaDB 10.11.6").
+    pub fn engine(&self) -> Option<String> {
+        if let Some(e) = self.provenance.get("engine").and_then(|v| v.as_str()) {
+            return Some(e.to_ascii_lowercase());
+        }
+        let db = self.provenance.get("database")?.as_str()?.to_ascii_lowercase();
+        [("postgres", "postgres"), ("mariadb", "mariadb"), ("mysql", "mysql"), ("sql server", "sqlserver"), ("oracle", "oracle"), ("db2", "db2")]
+            .into_iter()
+            .find(|(word, _)| db.contains(word))
+            .map(|(_, e)| e.to_string())
+    }
+}
+
 /// The write-back curve: how many distinct data pages, in how many runs of
 /// contiguous pages, are dirty after n transactions since a checkpoint, per
 /// home scale unit in use (pg_buffercache sampled during a run that starts
