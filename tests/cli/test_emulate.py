@@ -476,3 +476,67 @@ def test_an_fsync_gives_back_what_the_writes_before_it_cost_through_fuse(tmp_pat
     assert rc == 0, err
     assert n > 1000 and fsync_kept >= 0.045, (n, fsync_kept)
     assert json.loads(out)["fsyncs_given_back"] == 0
+
+
+# Fills the volume with 64 KiB writes until one fails; prints the errno
+# (0: never failed) and the bytes written. Run as its own process so that
+# a hang is a timeout, not a stuck test.
+_FILL = """
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+n = 0
+try:
+    while n < 64 << 20:
+        n += os.write(fd, b"\\xa5" * 65536)
+    print(0, n)
+except OSError as e:
+    print(e.errno, n)
+"""
+
+
+def test_a_full_backing_folder_gives_enospc_says_so_and_keeps_what_was_fsynced(tmp_path, scenario, cleanup):
+    """The backing folder on a 16 MiB tmpfs: the writer that fills it gets
+    ENOSPC (28), not EIO and not a hang; the emulator keeps serving and says
+    which folder is full; space freed makes writes work again; and a file
+    fsynced before the disk filled reads back whole after a remount."""
+    backing = tmp_path / "vol-backing"
+    backing.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(backing)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs (needs root): {r.stderr.strip()}")
+    try:
+        e = Emulator(tmp_path, scenario)
+        cleanup.append(e.mount)
+        kept = os.urandom(1 << 20)
+        try:
+            fd = os.open(e.mount / "kept", os.O_WRONLY | os.O_CREAT, 0o644)
+            os.write(fd, kept)
+            os.fsync(fd)
+            os.close(fd)
+            fill = subprocess.run([sys.executable, "-c", _FILL, str(e.mount / "fill")], capture_output=True, text=True, timeout=120)
+            code, written = (int(x) for x in fill.stdout.split())
+            assert code == 28, f"the writer got errno {code} ({os.strerror(code) if code else 'no error'}) after {written:,} bytes"
+            # 16 MiB less the kept file and the marker; at least half of it went in.
+            assert 7 << 20 < written < 16 << 20, written
+            # Past the emulator's next status tick, it still serves the volume.
+            time.sleep(2.5)
+            assert e.p.poll() is None
+            assert (e.mount / "kept").read_bytes() == kept
+            (e.mount / "fill").unlink()
+            (e.mount / "after").write_bytes(b"room again")
+            assert (e.mount / "after").read_bytes() == b"room again"
+        finally:
+            rc, _, err = e.stop()
+        assert rc == 0, err
+        assert f"the backing folder {backing} is full" in err, err
+        assert "refused with ENOSPC" in err.splitlines()[-1], err
+        assert not _mounted(e.mount)
+        again = Emulator(tmp_path, scenario)
+        try:
+            assert (again.mount / "kept").read_bytes() == kept
+        finally:
+            rc, _, err = again.stop()
+        assert rc == 0, err
+    finally:
+        subprocess.run(["umount", str(backing)], capture_output=True)
+    assert not _mounted(backing)

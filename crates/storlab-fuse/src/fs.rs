@@ -49,6 +49,9 @@ pub struct Live {
     pub ops: AtomicU64,
     pub bytes: AtomicU64,
     pub in_flight: AtomicU64,
+    /// Operations refused because the backing folder is full (ENOSPC,
+    /// EDQUOT): the writer gets that error, the emulator says so.
+    pub refused_full: AtomicU64,
 }
 
 /// What the pools of one emulator share: the clock, the pacer (one
@@ -401,6 +404,14 @@ impl PassFs {
         Some(due.checked_sub(floor).unwrap_or(due))
     }
 
+    /// `e`, counted when it says the backing folder is full.
+    fn refused(&self, e: Errno) -> Errno {
+        if e == Errno::ENOSPC || e == Errno::EDQUOT {
+            self.shared.live[self.pool].refused_full.fetch_add(1, Ordering::Relaxed);
+        }
+        e
+    }
+
     fn reply_later(&self, due: Option<Instant>, f: impl FnOnce() + Send + 'static) {
         let live = self.shared.clone();
         let pool = self.pool;
@@ -503,7 +514,7 @@ impl Filesystem for PassFs {
             r
         };
         if r != 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         match self.lstat(&full) {
             Ok(st) => reply.attr(&TTL, &self.attr_of(&st)),
@@ -526,7 +537,7 @@ impl Filesystem for PassFs {
         let full = self.full(&rel);
         let c = cpath(&full);
         if unsafe { libc::mknod(c.as_ptr(), mode & !umask, rdev as libc::dev_t) } != 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         self.own(req, &full);
         match self.entry(rel) {
@@ -543,7 +554,7 @@ impl Filesystem for PassFs {
         let full = self.full(&rel);
         let c = cpath(&full);
         if unsafe { libc::mkdir(c.as_ptr(), mode & !umask) } != 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         self.own(req, &full);
         match self.entry(rel) {
@@ -580,7 +591,7 @@ impl Filesystem for PassFs {
         };
         let full = self.full(&rel);
         if let Err(e) = std::os::unix::fs::symlink(target, &full) {
-            return reply.error(errno(e));
+            return reply.error(self.refused(errno(e)));
         }
         self.own(req, &full);
         match self.entry(rel) {
@@ -597,7 +608,7 @@ impl Filesystem for PassFs {
         let (cf, ct) = (cpath(&self.full(&from)), cpath(&self.full(&to)));
         let r = unsafe { libc::renameat2(libc::AT_FDCWD, cf.as_ptr(), libc::AT_FDCWD, ct.as_ptr(), flags.bits()) };
         if r != 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         // Every inode at or under the old path now lives under the new one.
         let mut inodes = self.inodes.write().unwrap();
@@ -615,7 +626,7 @@ impl Filesystem for PassFs {
             (Err(e), _) | (_, Err(e)) => return reply.error(e),
         };
         if let Err(e) = std::fs::hard_link(self.full(&from), self.full(&to)) {
-            return reply.error(errno(e));
+            return reply.error(self.refused(errno(e)));
         }
         match self.lstat(&self.full(&to)) {
             Ok(st) => reply.entry(&TTL, &self.attr_of(&st), Generation(0)),
@@ -652,7 +663,7 @@ impl Filesystem for PassFs {
         let f = (flags & !(libc::O_DIRECT | libc::O_APPEND | libc::O_NOCTTY)) | libc::O_CREAT | libc::O_CLOEXEC;
         let fd = unsafe { libc::open(c.as_ptr(), f, mode & !umask) };
         if fd < 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         unsafe {
             libc::fchown(fd, req.uid(), req.gid());
@@ -698,7 +709,7 @@ impl Filesystem for PassFs {
         while done < data.len() {
             let n = unsafe { libc::pwrite(fh.0 as i32, data[done..].as_ptr().cast(), data.len() - done, (offset + done as u64) as i64) };
             if n < 0 {
-                let e = last_errno();
+                let e = self.refused(last_errno());
                 return self.reply_later(None, move || reply.error(e));
             }
             done += n as usize;
@@ -750,7 +761,7 @@ impl Filesystem for PassFs {
             }
         };
         if r != 0 {
-            reply.error(last_errno())
+            reply.error(self.refused(last_errno()))
         } else {
             sh.live[self.pool].in_flight.fetch_add(1, Ordering::Relaxed);
             self.reply_later(due, move || reply.ok())
@@ -826,7 +837,7 @@ impl Filesystem for PassFs {
 
     fn fallocate(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, offset: u64, length: u64, mode: i32, reply: ReplyEmpty) {
         if unsafe { libc::fallocate(fh.0 as i32, mode, offset as i64, length as i64) } != 0 {
-            return reply.error(last_errno());
+            return reply.error(self.refused(last_errno()));
         }
         reply.ok();
     }

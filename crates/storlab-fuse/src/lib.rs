@@ -110,6 +110,10 @@ impl Default for Options {
 pub struct PoolStatus {
     pub pool: String,
     pub mount: String,
+    pub backing: String,
+    /// Operations refused since the mount because the backing folder is
+    /// full (ENOSPC, EDQUOT), each passed on to its caller.
+    pub refused_full: u64,
     pub iops: f64,
     pub bw_bytes_s: f64,
     pub in_flight: u64,
@@ -145,6 +149,9 @@ pub struct Summary {
     /// writes took (`--ram`, volume idle), in seconds, and how many fsyncs.
     pub fsync_given_back_s: f64,
     pub fsyncs_given_back: u64,
+    /// Operations refused because a backing folder was full (ENOSPC,
+    /// EDQUOT), over every pool.
+    pub refused_full: u64,
     pub series: Vec<metrics::Series>,
 }
 
@@ -362,6 +369,8 @@ pub fn emulate(
                     PoolStatus {
                         pool: names[k].clone(),
                         mount: targets[k].mount.display().to_string(),
+                        backing: targets[k].backing.display().to_string(),
+                        refused_full: l.refused_full.load(Ordering::Relaxed),
                         iops: (ops - o0) as f64 / dt,
                         bw_bytes_s: (bytes - b0) as f64 / dt,
                         in_flight: l.in_flight.load(Ordering::Relaxed),
@@ -424,6 +433,7 @@ pub fn emulate(
         floor_calibrated,
         fsync_given_back_s: shared.given_back_ns.load(Ordering::Relaxed) as f64 / 1e9,
         fsyncs_given_back: shared.fsyncs_given_back.load(Ordering::Relaxed),
+        refused_full: shared.live.iter().map(|l| l.refused_full.load(Ordering::Relaxed)).sum(),
         series: r.series(),
     })
 }

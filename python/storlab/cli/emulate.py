@@ -63,6 +63,28 @@ def _status_line(s: dict) -> str:
     return f"{s['elapsed_s']:7.0f} s  " + "  |  ".join(parts) + f"  floor {s.get('floor_us', 0):.0f} µs  binds: {bind}"
 
 
+#: While a backing folder stays full, it is named again at most this often.
+FULL_REPEAT_S = 60.0
+
+
+def _full_line(p: dict, told: dict[str, tuple[int, float]], now_s: float) -> str | None:
+    """The line that says a pool's backing folder is full, when its writers
+    got ENOSPC since the last such line (the first at once, then at most one
+    a minute); None otherwise. The emulator itself keeps running: space freed
+    in the backing folder makes writes succeed again."""
+    n = p.get("refused_full", 0)
+    seen, when = told.get(p["pool"], (0, float("-inf")))
+    if n <= seen or (seen and now_s - when < FULL_REPEAT_S):
+        return None
+    told[p["pool"]] = (n, now_s)
+    return (f"emulate: the backing folder {p['backing']} is full — {_writes(n)} refused with ENOSPC (No space left on "
+            f"device) so far; the volume on {p['mount']} stays mounted and its writers get ENOSPC until space is freed there")
+
+
+def _writes(n: int) -> str:
+    return f"{n:,} write{'' if n == 1 else 's'}"
+
+
 @app.command("emulate")
 def emulate_cmd(
     scenario: Optional[Path] = typer.Argument(None, help="Scenario file (TOML)."),
@@ -157,8 +179,14 @@ def emulate_cmd(
     signal.signal(signal.SIGHUP, _stop)
     tty = sys.stderr.isatty()
     priority = _set_priority(nice, realtime)
+    # Per pool: refusals already reported, and when.
+    full_told: dict[str, tuple[int, float]] = {}
 
     def status(s: dict) -> None:
+        for p in s["pools"]:
+            line = _full_line(p, full_told, s["elapsed_s"])
+            if line:
+                print(("\n" if tty else "") + line, file=sys.stderr, flush=True)
         if s.get("mounted"):
             where = ", ".join(f"{p['pool']} on {p['mount']}" for p in s["pools"])
             extra = f"; metrics on http://127.0.0.1:{s['metrics_port']}/metrics" if s.get("metrics_port") else ""
@@ -176,6 +204,9 @@ def emulate_cmd(
     if summary.get("fsyncs_given_back"):
         given = (f"; {summary['fsyncs_given_back']:,} fsyncs answered {summary['fsync_given_back_s']:.1f} s earlier "
                  "in all for their buffered writes' round trips")
-    print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how}{given})", file=sys.stderr)
+    full = ""
+    if summary.get("refused_full"):
+        full = f"; {_writes(summary['refused_full'])} refused with ENOSPC: the backing folder was full"
+    print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how}{given}{full})", file=sys.stderr)
     if json_out:
         print(json.dumps(summary, indent=2))
