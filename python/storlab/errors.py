@@ -23,6 +23,16 @@ class DatabaseError(StorlabError):
     """A database that cannot be reached, started or driven."""
 
 
+class DatabaseGone(DatabaseError):
+    """The database went away during a timed run: its server died, or the
+    volume under its data directory did. `record` is the run record of what
+    was measured before (marked interrupted), or None."""
+
+    def __init__(self, message: str, record: dict | None = None):
+        super().__init__(message)
+        self.record = record
+
+
 class InternalError(StorlabError):
     """A bug in storlab (a Rust panic caught where work crosses into Rust):
     printed as one line asking for a report, exit 70 — never the user's fault."""

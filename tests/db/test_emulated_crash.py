@@ -1,230 +1,108 @@
-"""Crash safety on an emulated volume: PostgreSQL runs TPC-C on a mounted
-emulator; either the server or the emulator is killed with SIGKILL in the
-middle of the run; the server is then started again on the same data (on
-the same backing folder, remounted) and must recover with every New-Order
-the client saw committed.
-
-The client's `--commit-log` holds "w_id d_id o_id" of each New-Order,
-written only after its COMMIT was acknowledged: every line is an
-acknowledged commit (lines of commits acknowledged just before the kill may
-be missing — a subset, so the check stays sound), and each must be in
-ORDERS after recovery."""
+"""Crash safety on an emulated volume (storlab.db.crashcheck): a server runs
+TPC-C on a mounted emulator; either the server or the emulator is killed
+with SIGKILL in the middle of the run; the server is then started again on
+the same data (on the same backing folder, remounted) and must recover with
+every New-Order the client saw committed. When the emulator dies, `bench
+db` must say that the database's volume went away and keep what it had
+measured. bench/crash_trials.py runs a hundred emulator kills per engine."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
+import json
 import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
 
 import pytest
 
-from storlab.db import managed
-from storlab.db.managed import ManagedPostgres, find_pg_bin
+from storlab.db import crashcheck
+from storlab.db.crashcheck import Emulator, Server
+from storlab.db.managed import find_pg_bin
+from storlab.db.mariadb import find_bins
 from storlab.errors import DatabaseError
 
-pytestmark = [pytest.mark.needs_fuse, pytest.mark.needs_postgres]
-
-# One io2 Block Express volume: caps far above what this machine reaches,
-# so loading a warehouse takes seconds, while every I/O is still paced
-# (admission, a latency draw) by the emulator.
-SCENARIO = """
-title = "PostgreSQL crash tests on an emulated io2 Block Express"
-[configs.io2]
-host = "aws/ec2/r5b.24xlarge"
-[[configs.io2.pools]]
-role = "data"
-device = "aws/ebs/io2-block-express"
-size_gib = 500
-iops = 64000
-"""
+pytestmark = pytest.mark.needs_fuse
 
 
-def _mounted(path: Path) -> bool:
-    want = str(path.resolve())
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split(" ")[4] == want for line in f)
-
-
-class Emulator:
-    def __init__(self, d: Path, scenario: Path, *extra: str):
-        self.backing, self.mount, self.ready = d / "backing", d / "mnt", d / "ready.json"
-        self.mount.mkdir(exist_ok=True)
-        self.ready.unlink(missing_ok=True)
-        self.log = open(d / "emulate.log", "a")
-        self.p = subprocess.Popen([sys.executable, "-m", "storlab.cli", "emulate", str(scenario), "--config", "io2",
-                                   "--backing", str(self.backing), "--mount", str(self.mount), "--ready-file", str(self.ready), *extra],
-                                  stdout=self.log, stderr=self.log)
-        deadline = time.time() + 60
-        while not self.ready.exists():
-            assert self.p.poll() is None, (d / "emulate.log").read_text()
-            assert time.time() < deadline, "the emulator did not mount within 60 s"
-            time.sleep(0.05)
-
-    def stop(self) -> None:
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGINT)
-            self.p.wait(timeout=60)
-        self.log.close()
-
-
-def _tmp() -> Path:
-    # PostgreSQL runs as its own user when the tests run as root: a folder it may enter.
-    d = Path(tempfile.mkdtemp(prefix="storlab-crash-", dir="/var/tmp"))
-    d.chmod(0o755)
-    (d / "emu.toml").write_text(SCENARIO)
-    return d
-
-
-def _clear(d: Path) -> None:
-    with open("/proc/self/mountinfo") as f:
-        if str(d) in f.read():
-            subprocess.run([sys.executable, "-m", "storlab.cli", "emulate", "--unmount", str(d / "mnt")], capture_output=True)
-    shutil.rmtree(d, ignore_errors=True)
+def _template(engine: str):
+    try:
+        find_pg_bin() if engine == "postgresql" else find_bins()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    d = crashcheck.workdir()
+    try:
+        yield crashcheck.load_template(d, engine)
+    finally:
+        crashcheck.clear(d)
 
 
 @pytest.fixture(scope="module")
-def loaded():
-    """A folder holding a cluster with one TPC-C warehouse, shut down
-    cleanly; each test adopts a copy as the emulator's backing folder. The
-    load runs on the plain disk (the crash, not the load, is under test)."""
+def postgres_loaded():
+    """A cluster with one TPC-C warehouse, shut down cleanly."""
+    yield from _template("postgresql")
+
+
+@pytest.fixture(scope="module")
+def mariadb_loaded():
+    """A MariaDB server with one TPC-C warehouse, shut down cleanly."""
+    yield from _template("mariadb")
+
+
+def _check_emulator_kill(trial: crashcheck.Trial) -> None:
+    r = trial.recovery
+    assert r.recovered, f"{trial.engine} did not start with a crash recovery"
+    # Some orders were logged (else the check below would prove nothing).
+    assert r.acknowledged >= 30, r
+    assert not r.missing, f"{len(r.missing)} of {r.acknowledged} acknowledged New-Orders lost, e.g. {r.missing[:5]}"
+    # And each logged order still has its NEW_ORDER row or was delivered.
+    assert r.unfinished == 0, r
+    assert trial.mounts_left == 0
+    # bench db said why it ended, in one line, and kept what it measured.
+    b = trial.bench
+    assert b.returncode == 1, b.stderr
+    line = b.stderr.strip()
+    assert len(line.splitlines()) == 1 and "Traceback" not in line, line
+    assert line.startswith("bench db: the database's volume went away: "), line
+    assert "Transport endpoint is not connected (its emulator ended?)" in line, line
+    assert "/mnt/db/" in line, line
+    rec = json.loads(b.stdout)
+    assert rec["interrupted"] and rec["warnings"][-1] in line, rec["warnings"]
+    run = rec["runs"][0]
+    assert run["server_lost"] and run["lost_connection"], run
+    # The 3 s and 30 orders waited for before the kill are in the record.
+    assert run["duration_s"] >= 3.0 and f"kept the {run['duration_s']:.1f} s measured before it" in line, (run["duration_s"], line)
+    assert run["txn"]["new_order"]["commits"] >= 30, run["txn"]["new_order"]
+
+
+@pytest.mark.needs_postgres
+def test_postgres_killed_mid_tpcc_recovers_every_committed_new_order(postgres_loaded):
+    d = crashcheck.workdir()
+    emu = None
     try:
-        find_pg_bin()
-    except DatabaseError as e:
-        pytest.skip(str(e))
-    d = _tmp()
-    try:
-        with ManagedPostgres(d / "template" / "db", keep=True) as pg:
-            r = subprocess.run([sys.executable, "-m", "storlab.cli", "bench", "db", "--workload", "tpcc", "--db", pg.conninfo,
-                                "--warehouses", "1", "--vus", "1", "--rampup", "0", "--duration", "1", "--json"],
-                               capture_output=True, text=True, timeout=300)
-            assert r.returncode == 0, r.stderr
-        yield d / "template"
-    finally:
-        _clear(d)
-
-
-@pytest.fixture
-def where(loaded):
-    d = _tmp()
-    subprocess.run(["cp", "-a", str(loaded), str(d / "backing")], check=True)
-    yield d
-    _clear(d)
-
-
-def _kill_server(pg: ManagedPostgres, postmaster: int) -> None:
-    """SIGKILL to the postmaster and every process it started (found in
-    /proc, so this works on a dead mount too), as a crash of the server."""
-    pids = [postmaster, *managed._descendants(postmaster)]
-    for p in pids:
-        try:
-            os.kill(p, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    assert managed._wait_dead(pids, 30), f"PostgreSQL processes {pids} outlived SIGKILL"
-    # PostgreSQL's lock file check takes a zombie for a live postmaster:
-    # wait until init has reaped it.
-    deadline = time.time() + 30
-    while os.path.exists(f"/proc/{postmaster}") and time.time() < deadline:
-        time.sleep(0.05)
-
-
-def _run_until_killed(d: Path, pg: ManagedPostgres, kill) -> Path:
-    """Runs TPC-C with 3 users and a commit log on the loaded warehouse;
-    once 30 New-Orders are logged and the run is at least 3 s old, calls
-    kill()."""
-    log = d / "commits.txt"
-    bench = subprocess.Popen([sys.executable, "-m", "storlab.cli", "bench", "db", "--workload", "tpcc", "--db", pg.conninfo,
-                              "--warehouses", "1", "--vus", "3", "--rampup", "0", "--duration", "120",
-                              "--commit-log", str(log), "--json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.time() + 180
-        started = None
-        while True:
-            assert bench.poll() is None, f"bench db ended before the kill: {bench.stderr.read()[-2000:]}"
-            assert time.time() < deadline, "no 30 committed New-Orders within 180 s"
-            n = log.read_text().count("\n") if log.exists() else 0
-            if n > 0 and started is None:
-                started = time.time()
-            if n >= 30 and started is not None and time.time() - started >= 3:
-                break
-            time.sleep(0.1)
-        kill()
-        # Every user loses its connection; bench db ends on its own.
-        bench.communicate(timeout=60)
-    finally:
-        if bench.poll() is None:
-            bench.kill()
-            bench.communicate()
-    return log
-
-
-def _check_recovered(d: Path, log: Path) -> None:
-    """Starts the kept cluster again (crash recovery) and looks up every logged key."""
-    pg = ManagedPostgres(d / "mnt" / "db", keep=False)
-    pg.start()  # pg_ctl start on the same data directory: WAL replay
-    try:
-        assert "database system was not properly shut down; automatic recovery in progress" in pg.log_file.read_text()
-        logged = {tuple(int(x) for x in line.split()) for line in log.read_text().splitlines()}
-        # Some orders were logged (else the check below would prove nothing).
-        assert len(logged) >= 30
-        stored = {tuple(int(x) for x in line.split("|"))
-                  for line in pg.sql("SELECT o_w_id, o_d_id, o_id FROM orders WHERE o_id > 3000").splitlines()}
-        missing = logged - stored
-        assert not missing, f"{len(missing)} of {len(logged)} acknowledged New-Orders lost, e.g. {sorted(missing)[:5]}"
-        # And each logged order still has its NEW_ORDER row or was delivered.
-        assert pg.sql("SELECT count(*) FROM orders o LEFT JOIN new_order n ON (n.no_w_id, n.no_d_id, n.no_o_id) = "
-                      "(o.o_w_id, o.o_d_id, o.o_id) WHERE o.o_id > 3000 AND n.no_o_id IS NULL AND o.o_carrier_id IS NULL").strip() == "0"
-    finally:
-        pg.stop()
-
-
-def test_postgres_killed_mid_tpcc_recovers_every_committed_new_order(where):
-    d = where
-    emu = Emulator(d, d / "emu.toml", "--adopt-backing")
-    try:
-        pg = ManagedPostgres(d / "mnt" / "db", keep=True)
-        pg.start()
-        postmaster = pg.server_pid
-        assert postmaster is not None
-        log = _run_until_killed(d, pg, lambda: _kill_server(pg, postmaster))
-        _check_recovered(d, log)
-    finally:
+        subprocess.run(["cp", "-a", str(postgres_loaded), str(d / "backing")], check=True)
+        emu = Emulator(d, "--adopt-backing")
+        server = Server("postgresql", d / "mnt" / "db")
+        server.start()
+        log, bench = crashcheck.run_until_killed(d, server, lambda: crashcheck.kill_server(server))
+        # The server died, its volume did not: bench db says so.
+        assert bench.returncode == 1, bench.stderr
+        assert bench.stderr.startswith("bench db: the database server went away during the run ("), bench.stderr
+        assert "volume" not in bench.stderr, bench.stderr
+        r = crashcheck.check_recovered(server, log)
         emu.stop()
-    assert not _mounted(d / "mnt")
-
-
-def test_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new_order(where):
-    d = where
-    emu = Emulator(d, d / "emu.toml", "--adopt-backing")
-    try:
-        pg = ManagedPostgres(d / "mnt" / "db", keep=True)
-        pg.start()
-        postmaster = pg.server_pid
-        assert postmaster is not None
-
-        def kill_emulator() -> None:
-            emu.p.send_signal(signal.SIGKILL)
-            emu.p.wait(timeout=30)
-            # The volume is gone under the server: it cannot go on (a
-            # failed WAL write is a PANIC); what is left of it dies as the
-            # instance would.
-            time.sleep(1)
-            _kill_server(pg, postmaster)
-
-        log = _run_until_killed(d, pg, kill_emulator)
-        emu.stop()
-        r = subprocess.run([sys.executable, "-m", "storlab.cli", "emulate", "--unmount", str(d / "mnt")], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
-        assert not _mounted(d / "mnt")
-        # The same backing folder, mounted again by a new emulator.
-        emu = Emulator(d, d / "emu.toml")
-        _check_recovered(d, log)
+        assert r.recovered and r.acknowledged >= 30, r
+        assert not r.missing, f"{len(r.missing)} of {r.acknowledged} acknowledged New-Orders lost, e.g. {r.missing[:5]}"
+        assert r.unfinished == 0, r
+        assert not crashcheck.mounts_under(d)
     finally:
-        emu.stop()
-    assert not _mounted(d / "mnt")
+        if emu is not None:
+            emu.stop()
+        crashcheck.clear(d)
+
+
+@pytest.mark.needs_postgres
+def test_postgres_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new_order(postgres_loaded):
+    _check_emulator_kill(crashcheck.emulator_kill_trial(postgres_loaded, "postgresql"))
+
+
+@pytest.mark.needs_mariadb
+def test_mariadb_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new_order(mariadb_loaded):
+    _check_emulator_kill(crashcheck.emulator_kill_trial(mariadb_loaded, "mariadb"))

@@ -364,14 +364,26 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     if tasks.is_empty() {
         monitor.settle().await;
     }
-    let snap1 = monitor.snapshot(is_tpcc).await?;
+    // A monitor that fails once the users have lost their connections
+    // means the server went away (it died, or its volume did): the run ends
+    // there with the client's side of what was measured, not with an error.
+    let user_lost = shared.lost.lock().expect("lost lock").is_some();
+    let mut server_lost = None;
+    let snap1 = match monitor.snapshot(is_tpcc).await {
+        Ok(s) => s,
+        Err(e) if user_lost => {
+            server_lost = Some(e.to_string());
+            crate::monitor::Snapshot { at: Some(Instant::now()), ..Default::default() }
+        }
+        Err(e) => return Err(e),
+    };
     let interrupted = progress.stop.load(Ordering::Relaxed);
     progress.phase.store(PHASE_STOP, Ordering::Relaxed);
     shared.halt.store(true, Ordering::Relaxed);
     while tasks.join_next().await.is_some() {}
     // The engine's counter after every worker has gone: exits flush them.
-    let xact1 = monitor.xact_after_disconnects().await?;
-    let consistency = if is_tpcc && o.check { Some(check(&mut monitor).await?) } else { None };
+    let xact1 = if server_lost.is_none() { monitor.xact_after_disconnects().await? } else { None };
+    let consistency = if is_tpcc && o.check && server_lost.is_none() { Some(check(&mut monitor).await?) } else { None };
     let server = monitor.server_stats(&snap0, &snap1, |q| classify(wl, q), &kinds).await;
 
     let minutes = elapsed.as_secs_f64() / 60.0;
@@ -396,6 +408,10 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     }
     let nopm = match (snap0.d_next_o_id, snap1.d_next_o_id) {
         (Some(a), Some(b)) => Some(per_min((b - a) as f64).round()),
+        // The server went away: the New-Orders the client saw commit.
+        (Some(_), None) if server_lost.is_some() => {
+            Some(per_min(shared.types[Kind::NewOrder.index()].commits.load(Ordering::Relaxed) as f64).round())
+        }
         _ => None,
     };
     let tail = shared.tail.load(Ordering::Relaxed);
@@ -414,6 +430,9 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     let series = shared.per_second.lock().expect("series lock").clone();
     let lost = shared.lost.lock().expect("lost lock").clone();
     let mut notes = vec![];
+    if server_lost.is_some() {
+        notes.push("the server went away before the window's end: NOPM and TPM are the client's counts, the engine's counters are missing".to_string());
+    }
     if db.engine() == "postgres" && elapsed.as_secs_f64() < 60.0 {
         notes.push("PostgreSQL flushes its statistics about once a second per busy backend: on a window under a minute the engine's TPM and I/O counters are approximate".to_string());
     }
@@ -471,6 +490,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         io_profile: io,
         per_second: PerSecond { txns: series.iter().map(|x| x.0).collect(), rows: series.iter().map(|x| x.1).collect() },
         lost_connection: lost,
+        server_lost,
         started_unix_s: r3((std::time::SystemTime::now() - shared.start.elapsed()).duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)),
         last_commit_s,
         vu_finish_s,

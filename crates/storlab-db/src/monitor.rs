@@ -133,6 +133,8 @@ pub struct PgMonitor {
     pub statements: bool,
     /// Top-level transactions this monitor ran (each autocommit statement).
     pub own_xacts: i64,
+    /// The data directory of a server on this machine, when it shows it.
+    pub data_dir: Option<String>,
 }
 
 const PG_STATS: &str = "SELECT \
@@ -218,7 +220,15 @@ impl PgMonitor {
             .await
             .map(|r| r.get::<_, i64>(0) > 0)
             .unwrap_or(false);
-        Ok(PgMonitor { c, postmaster, server_version: row.get(1), version, settings, statements, own_xacts: own })
+        // Where a local server keeps its data (superusers and
+        // pg_read_all_settings may read it): a run can then tell a server
+        // that died from a volume that went away under it.
+        let mut data_dir = None;
+        if postmaster.is_some() {
+            own += 1;
+            data_dir = c.query_one("SELECT current_setting('data_directory')", &[]).await.ok().and_then(|r| r.try_get::<_, String>(0).ok());
+        }
+        Ok(PgMonitor { c, postmaster, server_version: row.get(1), version, settings, statements, own_xacts: own, data_dir })
     }
 
     pub fn server_version(&self) -> i32 {
@@ -365,6 +375,8 @@ pub struct MyMonitor {
     pub version: String,
     pub mariadb: bool,
     pub settings: BTreeMap<String, String>,
+    /// The data directory (@@datadir) of a server on this machine.
+    pub data_dir: Option<String>,
 }
 
 impl MyMonitor {
@@ -390,7 +402,8 @@ impl MyMonitor {
         } else {
             None
         };
-        Ok(MyMonitor { c, pid, version, mariadb, settings })
+        let data_dir = if pid.is_some() { c.query_first::<Option<String>, _>("SELECT @@datadir").await.ok().flatten().flatten() } else { None };
+        Ok(MyMonitor { c, pid, version, mariadb, settings, data_dir })
     }
 
     async fn scalar(&mut self, sql: &str) -> Result<Option<i64>> {
@@ -537,6 +550,7 @@ impl Monitor {
                 cpu_user_s: cpu.map(|c| c.0),
                 cpu_sys_s: cpu.map(|c| c.1),
                 relation_bytes: m.relation_bytes().await,
+                data_dir: m.data_dir.clone(),
                 ..Default::default()
             });
         }
@@ -548,6 +562,7 @@ impl Monitor {
             cpu_user_s: cpu.map(|c| c.0),
             cpu_sys_s: cpu.map(|c| c.1),
             statements_source: m.statements.then(|| "pg_stat_statements".to_string()),
+            data_dir: m.data_dir.clone(),
             ..Default::default()
         };
         for (id, (q, e)) in &end.statements {

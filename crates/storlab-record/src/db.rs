@@ -204,6 +204,12 @@ pub struct DbRun {
     pub per_second: PerSecond,
     /// Why the connection was lost, when it was.
     pub lost_connection: Option<String>,
+    /// Set when the server went away during the run — the monitor's own
+    /// connection failed after the users had lost theirs — with what the
+    /// monitor saw. The run then ends there and holds the client's side
+    /// (NOPM and TPM from the client's counts; no engine counters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_lost: Option<String>,
     pub started_unix_s: f64,
     pub last_commit_s: f64,
     /// When each virtual user (in order) had run its last transaction, in
@@ -255,6 +261,11 @@ pub struct ServerStats {
     /// Each table of the schema with its indexes and TOAST
     /// (pg_total_relation_size) at the end of the window.
     pub relation_bytes: BTreeMap<String, u64>,
+    /// The server's data directory, when the server runs on this machine
+    /// and shows it (PostgreSQL's data_directory needs a superuser or
+    /// pg_read_all_settings; MySQL's @@datadir anyone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<String>,
 }
 
 /// pg_stat_statements' counters summed over statements, over a window.

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from storlab import api
+from storlab.errors import DatabaseGone
 from storlab.export import to_json
 from storlab.export.fio import to_fio_json
 
@@ -233,7 +234,7 @@ def db_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
-    commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
+    commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL, MySQL or MariaDB: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
     setting: Optional[List[str]] = typer.Option(None, "--setting", help="NAME=VALUE, a server setting of --db managed-postgres or managed-mariadb (repeatable), e.g. --setting shared_buffers=4GB or --setting innodb_buffer_pool_size=1G."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
@@ -253,6 +254,7 @@ def db_cmd(
     line = _Line(err) if sys.stderr.isatty() else None
     emu_series: list = []
     wal_dir: Optional[Path] = None
+    gone: Optional[DatabaseGone] = None
     try:
         with contextlib.ExitStack() as stack:
             if emulate:
@@ -275,11 +277,18 @@ def db_cmd(
                 dir = mounts[0]
                 if len(mounts) > 1:
                     wal_dir = mounts[1] / "pg_wal"
-            rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup, duration=duration,
-                           repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think, rows=rows,
-                           commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed, threads=threads,
-                           progress=line, profile_out=profile_out, commit_log=commit_log, wal_dir=wal_dir,
-                           settings=setting, dsn=dsn)
+            try:
+                rec = bench_db(workload, db, dir, warehouses=warehouses, vus=vus, max_vus=max_vus, rampup=rampup,
+                               duration=duration, repeat=repeat, all_warehouses=all_warehouses, key_and_think=key_and_think,
+                               rows=rows, commit_every=commit_every, scale=scale, keep=keep, check=check, seed=seed,
+                               threads=threads, progress=line, profile_out=profile_out, commit_log=commit_log,
+                               wal_dir=wal_dir, settings=setting, dsn=dsn)
+            except DatabaseGone as e:
+                # What was measured before is printed as an interrupted
+                # run's is, then the one line that says why it ended.
+                if e.record is None:
+                    raise
+                gone, rec = e, e.record
         if emulate:
             rec = emulated.stamp(rec, emulate)
             # The emulated volume as CloudWatch would have shown it, per pool.
@@ -323,6 +332,9 @@ def db_cmd(
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():
                 err.print(f"{r['vus']} VUs: {n} × {msg}", style="yellow")
+    if gone is not None:
+        print(f"bench db: {gone}", file=sys.stderr)
+        raise typer.Exit(1)
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured", style="yellow")
         raise typer.Exit(130)

@@ -10,6 +10,7 @@ Sweeps are HammerDB's autopilot: one timed run per virtual-user count."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from storlab import _native, cpuref
-from storlab.errors import DatabaseError, ScenarioError, StorlabError
+from storlab.errors import DatabaseError, DatabaseGone, ScenarioError, StorlabError
 from storlab.units import parse_duration
 
 SQLITE_FILE = "storlab.sqlite"
@@ -55,6 +56,32 @@ def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
     if not vus or any(v < 1 for v in vus):
         raise StorlabError(f"--vus '{text}' — every count must be at least 1")
     return vus, False
+
+
+def volume_gone(data_dir: str | os.PathLike | None) -> str | None:
+    """Why a database's data directory is no longer there — the file system
+    under it went away (a FUSE mount whose emulator died answers "Transport
+    endpoint is not connected"), or the folder itself is gone — or None
+    while it is there or cannot be told. The folder is listed, not stat'ed:
+    a stat may be answered from the kernel's cache, a listing asks the file
+    system. A folder closed to this user is judged by its parent."""
+    if not data_dir:
+        return None
+    path = Path(data_dir)
+    for p in [path, *path.parents]:
+        try:
+            os.listdir(p)
+            return None
+        except OSError as e:
+            if e.errno == errno.ENOTCONN:
+                return f"{path}: {e.strerror} (its emulator ended?)"
+            if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                return f"{path}: the folder is gone"
+            if e.errno in (errno.EIO, errno.ESTALE, errno.ENODEV, errno.ENXIO):
+                return f"{path}: {e.strerror}"
+            if e.errno not in (errno.EACCES, errno.EPERM):
+                return None
+    return None
 
 
 def _check_writable(folder: Path, dir: str) -> None:
@@ -100,6 +127,8 @@ class _Database:
                  dsn: str | None = None):
         self.keep = keep
         self.managed = None
+        # Set when the volume under the data directory went away.
+        self.gone: str | None = None
         self.sqlite_path: Path | None = None
         self._created_dir: Path | None = None
         self._existed: set[Path] = set()
@@ -168,7 +197,14 @@ class _Database:
 
     def __exit__(self, *exc: object) -> None:
         if self.managed is not None:
-            self.managed.stop()
+            if self.gone is None:
+                self.managed.stop()
+            else:
+                # The server's files went with their volume: stop what may
+                # still run; nothing there can be removed.
+                with contextlib.suppress(DatabaseError, OSError):
+                    self.managed.keep = True
+                    self.managed.stop()
         if self.sqlite_path is not None and not self.keep:
             for suffix in ("", *_SQLITE_SIDE):
                 Path(str(self.sqlite_path) + suffix).unlink(missing_ok=True)
@@ -246,9 +282,10 @@ def bench_db(
         raise StorlabError(f"--max-vus {max_vus} — nearest valid value 1")
     wspec = _workload_spec(workload, warehouses, all_warehouses, key_and_think, rows, commit_every, scale)
     if commit_log is not None:
-        if wspec["kind"] != "tpcc" or db in ("sqlite", "managed-mariadb", "mysql") or db.startswith(("mysql://", "mariadb://")):
-            raise StorlabError(f"--commit-log {commit_log}: TPC-C on PostgreSQL only (--workload tpcc, --db managed-postgres "
-                               "or a PostgreSQL URL) — leave it out")
+        if wspec["kind"] != "tpcc" or db == "sqlite":
+            # SQLite's New-Order does not report its order id.
+            raise StorlabError(f"--commit-log {commit_log}: TPC-C on PostgreSQL, MySQL or MariaDB only (--workload tpcc, "
+                               "not --db sqlite) — leave it out")
         try:
             open(commit_log, "w").close()  # this run's keys only
         except OSError as e:
@@ -284,6 +321,8 @@ def bench_db(
 
     runs: list[dict[str, Any]] = []
     interrupted = False
+    # Why the database went away mid-run, when it did.
+    gone: str | None = None
     profile_info: dict[str, Any] | None = None
     load = '{"loaded": false, "load_s": 0.0}'
     job = wspec["kind"] if wspec["kind"] != "custom" else wspec["file"]
@@ -350,10 +389,31 @@ def bench_db(
             order = [(v, k) for v in steps_vus for k in range(repeat)]
         else:
             order = [(v, k) for k in range(repeat) for v in steps_vus]
+        # Where a server on this machine keeps its data: storlab's own, or
+        # what the server said (PostgreSQL's data_directory, @@datadir).
+        data_dir = getattr(database.managed, "data_dir", None)
         for i, (v, k) in enumerate(order):
-            run = run_one(v, k, ramp_s, dur_s, check and i == len(order) - 1)
+            try:
+                run = run_one(v, k, ramp_s, dur_s, check and i == len(order) - 1)
+            except DatabaseError:
+                # A lost connection whose cause is a vanished volume is
+                # said as such; any other error stays what it was.
+                if (why := volume_gone(data_dir)) is None:
+                    raise
+                gone = database.gone = f"the database's volume went away: {why}"
+                interrupted = True
+                break
             run["repeat"] = k + 1
             runs.append(run)
+            data_dir = data_dir or (run.get("server") or {}).get("data_dir")
+            if run.get("server_lost"):
+                why = volume_gone(data_dir)
+                if why is not None:
+                    gone = database.gone = f"the database's volume went away: {why}"
+                else:
+                    gone = f"the database server went away during the run ({run['server_lost']})"
+                run["interrupted"] = interrupted = True
+                break
             if run.get("interrupted"):
                 interrupted = True
                 break
@@ -375,4 +435,9 @@ def bench_db(
     })
     if profile_info:
         out["profile"] = profile_info
+    if gone is not None:
+        measured = sum(r.get("duration_s") or 0.0 for r in runs)
+        kept = f"kept the {measured:.1f} s measured before it" if runs else "nothing was measured before it"
+        out["warnings"] = [*out.get("warnings", []), f"{gone} — {kept}"]
+        raise DatabaseGone(f"{gone} — {kept}", out)
     return out
