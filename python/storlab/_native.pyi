@@ -56,6 +56,7 @@ class Catalog:
         duration_s: float | None = None,
         profile: str | None = None,
         profiles_dir: str | None = None,
+        repeats: int | None = None,
     ) -> str:
         """The run record of simulating the scenario's workload on every config
         (or only `config`), with the command line's overrides; a

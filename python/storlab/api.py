@@ -137,19 +137,22 @@ def simulate(
     duration_s: float | None = None,
     profile: str | None = None,
     as_of: str | None = None,
+    repeats: int | None = None,
 ) -> dict[str, Any]:
     """The run record of simulating the scenario's workload on every config
     (DESIGN.md "Run records"). `progress(fraction)` is called now and then.
     `config` runs only that config; `threads`, `iodepth` and `duration_s`
     replace every job's numjobs, iodepth and simulated time; `profile`
     replaces the workload with a CrystalDiskMark preset; `as_of` applies the
-    vendor rules of that day."""
+    vendor rules of that day; `repeats` runs each VU count of a database
+    workload with that many seeds (the mean, and the spread as `_stdev`)."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
-    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile}
+    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile,
+                 "repeats": repeats}
     raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress,
                             profiles_dir=str(PROFILES), **overrides)
     record = json.loads(raw)

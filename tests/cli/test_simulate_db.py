@@ -49,8 +49,8 @@ beta = 0.0
 """
 
 
-def run_json(storlab, path) -> dict:
-    r = storlab("simulate", str(path), "--json")
+def run_json(storlab, path, *extra: str) -> dict:
+    r = storlab("simulate", str(path), "--json", *extra)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -462,3 +462,29 @@ def test_another_engines_profile_is_said_in_the_record_and_the_table(storlab, sc
     else:
         assert len(said) == 1 and named in said[0], rec["warnings"]
         assert "simulated with the postgres profile" in storlab("simulate", str(path)).stdout
+
+
+def test_repeats_give_the_models_own_seed_to_seed_spread(storlab, scenario):
+    path = scenario(db_scenario(vus="[1, 4, 8]"))
+    once = run_json(storlab, path)
+    one = run_json(storlab, path, "--repeats", "1")
+    three = run_json(storlab, path, "--repeats", "3")
+    # One repeat is the run of none: the same seed, the same figures.
+    assert [r["nopm"] for r in one["results"]] == [r["nopm"] for r in once["results"]]
+    assert all(r["repeats"] == 1 and r.get("nopm_stdev") is None for r in once["results"])
+    for r0, r3 in zip(once["results"], three["results"]):
+        assert r3["repeats"] == 3
+        # Other seeds move the figures a little: a spread above zero, well
+        # under the figure itself; the mean of three is not the first seed's.
+        assert 0 < r3["nopm_stdev"] < 0.05 * r3["nopm"], r3
+        assert r3["nopm"] != r0["nopm"]
+        assert abs(r3["nopm"] - r0["nopm"]) < 4 * r3["nopm_stdev"] + 0.05 * r0["nopm"]
+    # The tipping point takes the top step's repeats as its noise.
+    assert all("repeats' noise" in t["note"] or not t["reached"] for t in three["tipping_point"]), three["tipping_point"]
+
+
+def test_repeats_are_refused_where_they_mean_nothing(storlab):
+    r = storlab("simulate", str(EXAMPLES / "azure-ds4-p30-host-cache.toml"), "--repeats", "3")
+    assert r.returncode == 1 and "--repeats: applies to database workloads" in r.stderr, r.stderr
+    r = storlab("simulate", str(EXAMPLES / "db-tpcc-gp2-burst.toml"), "--repeats", "1000")
+    assert r.returncode == 1 and "nearest valid value 100" in r.stderr, r.stderr

@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES
 from handmade import db_sweep, disk, simulated_db, with_changes
 from storlab.report.compare import compare
-from storlab.report.records import from_data
+from storlab.report.records import from_data, load
 
 
 def _rows(cmp, figure):
@@ -62,18 +62,42 @@ def test_lower_latency_is_better():
     assert p99["beyond_spread"] is True and p99["better"] is True
 
 
-def test_no_repeats_cannot_be_judged_except_between_simulations():
+def test_no_repeats_cannot_be_judged_except_between_simulated_io():
     one = from_data(disk({"RND4K-Q1T1-read": [1000]}), "a.json")
     other = from_data(disk({"RND4K-Q1T1-read": [1500]}), "b.json")
     r = _rows(compare(one, other), "iops")[("local", "RND4K-Q1T1-read", None)]
     assert r["noise"] is None and r["beyond_spread"] is None
-    # The simulator is deterministic: any difference between two
-    # simulated records is a real one.
+    # Simulated database sweeps without repeats: the seed-to-seed spread
+    # is unknown, so a 1 NOPM difference is not judged.
     a = simulated_db()
     b = with_changes(a, results=[dict(x, nopm=x["nopm"] + (1 if x["config"] == "io2" else 0)) for x in a["results"]])
     rows = _rows(compare(from_data(a, "a.json"), from_data(b, "b.json")), "nopm")
-    assert all(r["beyond_spread"] is (r["config"] == "io2") for r in rows.values())
-    assert len(rows) == 6
+    assert len(rows) == 6 and all(r["beyond_spread"] is None for r in rows.values())
+    # With repeats (simulate --repeats), 2 × their stdev decides: io2 at 8
+    # VUs is 2,000 NOPM with a stdev of 10, so noise 20; +25 is beyond it,
+    # +15 is not.
+    def with_sd(rec, bump):
+        return with_changes(rec, results=[dict(x, repeats=3, nopm_stdev=10.0,
+                                               nopm=x["nopm"] + (bump if (x["config"], x["vus"]) == ("io2", 8) else 0))
+                                          for x in rec["results"]])
+    for bump, beyond in ((25, True), (15, False)):
+        rows = _rows(compare(from_data(with_sd(a, 0), "a.json"), from_data(with_sd(a, bump), "b.json")), "nopm")
+        r = rows[("io2", "tpcc-postgresql", 8)]
+        assert r["noise"] == pytest.approx(20.0) and r["beyond_spread"] is beyond
+        assert all(x["beyond_spread"] is False for k, x in rows.items() if k != ("io2", "tpcc-postgresql", 8))
+
+
+def test_simulated_io_records_are_deterministic(tmp_path):
+    # Two simulated I/O records of one scenario and seed: any difference is
+    # a real one (noise 0), and none here.
+    from conftest import run
+
+    r = run("simulate", str(EXAMPLES / "azure-ds4-p30-host-cache.toml"), "--json", "--duration", "2")
+    assert r.returncode == 0, r.stderr
+    p = tmp_path / "a.json"
+    p.write_text(r.stdout)
+    rows = compare(load(p), load(p))["rows"]
+    assert rows and all(x["noise"] == 0.0 and x["beyond_spread"] is False for x in rows)
 
 
 def test_single_config_records_pair_by_job():

@@ -286,7 +286,7 @@ impl Catalog {
     /// the scenario (`storlab simulate --config ...`). A `[workload.database]`
     /// runs the database model; its shipped profiles are looked up in
     /// `profiles_dir`.
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None))]
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None, repeats=None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
@@ -302,8 +302,14 @@ impl Catalog {
         duration_s: Option<f64>,
         profile: Option<String>,
         profiles_dir: Option<String>,
+        repeats: Option<u32>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
+        if let Some(r) = repeats {
+            if !(1..=100).contains(&r) {
+                return Err(raise(py, "ScenarioError", format!("--repeats {r}: give 1 to 100 — nearest valid value {}", r.clamp(1, 100))));
+            }
+        }
         if let Some(p) = period_s {
             seconds(py, "--period", p, 0.001)?;
         }
@@ -312,7 +318,7 @@ impl Catalog {
                 return Err(raise(py, "ScenarioError", format!("--duration {d}: give a positive time, e.g. 30s or 10m")));
             }
         }
-        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None, steady_state: None };
+        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None, steady_state: None, repeats };
         let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
             let mut report = |fraction: f64| {
                 w.set(0, fraction.to_bits());

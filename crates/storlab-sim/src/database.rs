@@ -156,7 +156,7 @@ pub fn simulate_database(
         Vus::List(v) => v.len(),
         Vus::Auto { .. } => steps_planned.len().min(12),
     } as f64;
-    let planned = (deps.len() as f64 * n_planned * run_s).max(1e-9);
+    let planned = (deps.len() as f64 * n_planned * run_s * f64::from(overrides.repeats.unwrap_or(1).max(1))).max(1e-9);
 
     let mut rec = RunRecord::new(Engine::Simulate, db.profile.name.clone(), db.seed);
     rec.scenario = Some(file.to_string());
@@ -271,21 +271,47 @@ pub fn simulate_database(
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let done: Vec<std::sync::atomic::AtomicU64> = units.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
-    let run_unit = |ui: usize| -> Vec<(u32, DbResult)> {
+    // `--repeats N`: each step N times, the first with the step's own seed
+    // (one repeat gives the record of none), the others with seeds of their own.
+    let repeats = overrides.repeats.unwrap_or(1).max(1);
+    let run_unit = |ui: usize| -> Vec<(u32, DbResult, Vec<Figures>)> {
         let (ci, steps) = &units[ui];
         let (dep, lats) = (&deps[*ci], &preps[*ci].0);
-        let mut out: Vec<(u32, DbResult)> = Vec::new();
+        let mut out: Vec<(u32, DbResult, Vec<Figures>)> = Vec::new();
         let mut values = Vec::new();
         for (si, &vus) in steps.iter().enumerate() {
-            let base = si as f64 * run_s;
-            let r = run_db_with(dep, &db.profile, &params(*ci, vus), lats, &mut |t| {
-                done[ui].store((base + t).to_bits(), Ordering::Relaxed);
-                !stop.load(Ordering::Relaxed)
+            let mut first: Option<DbResult> = None;
+            let mut each = Vec::new();
+            for k in 0..repeats {
+                let base = (si as f64 * f64::from(repeats) + f64::from(k)) * run_s;
+                let mut p = params(*ci, vus);
+                p.seed ^= u64::from(k).wrapping_mul(0xD1B5_4A32_D192_ED03);
+                let r = run_db_with(dep, &db.profile, &p, lats, &mut |t| {
+                    done[ui].store((base + t).to_bits(), Ordering::Relaxed);
+                    !stop.load(Ordering::Relaxed)
+                });
+                done[ui].store((base + run_s).to_bits(), Ordering::Relaxed);
+                let interrupted = r.interrupted;
+                // A repeat cut short is no repeat.
+                if k == 0 || !interrupted {
+                    each.push(Figures { nopm: r.nopm, tpm: r.tpm, rows_per_min: rows_per_min(&r, &db) });
+                }
+                if k == 0 {
+                    first = Some(r);
+                }
+                if interrupted {
+                    break;
+                }
+            }
+            let r = first.expect("a step runs at least once");
+            let mean = |f: &dyn Fn(&Figures) -> f64| each.iter().map(f).sum::<f64>() / each.len() as f64;
+            values.push(match metric {
+                "nopm" => mean(&|f| f.nopm),
+                "rows_per_min" => mean(&|f| f.rows_per_min),
+                _ => mean(&|f| f.tpm),
             });
-            done[ui].store((base + run_s).to_bits(), Ordering::Relaxed);
-            values.push(figure(&r, &db, metric));
-            let interrupted = r.interrupted;
-            out.push((vus, r));
+            let interrupted = r.interrupted || stop.load(Ordering::Relaxed);
+            out.push((vus, r, each));
             if interrupted || (auto && auto_sweep_done(&values)) {
                 break;
             }
@@ -293,11 +319,11 @@ pub fn simulate_database(
         out
     };
     let threads = overrides.sim_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, units.len().max(1));
-    let mut results: Vec<Option<Vec<(u32, DbResult)>>> = (0..units.len()).map(|_| None).collect();
+    let mut results: Vec<Option<Vec<(u32, DbResult, Vec<Figures>)>>> = (0..units.len()).map(|_| None).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let n_units = units.len();
     std::thread::scope(|sc| {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<(u32, DbResult)>)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<(u32, DbResult, Vec<Figures>)>)>();
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, run_unit) = (&next, &run_unit);
@@ -338,21 +364,34 @@ pub fn simulate_database(
         while let Some(((_, planned_steps), out)) = unit_results.next_if(|((uci, _), _)| *uci == ci) {
             let out = out.unwrap_or_default();
             ran_all = out.len() == planned_steps.len();
-            for (vus, r) in out {
-                simulated_s += if r.interrupted || r.steady_at_s.is_some() { db.rampup_s + r.window_s } else { run_s };
+            for (vus, r, each) in out {
+                simulated_s += if r.interrupted || r.steady_at_s.is_some() { db.rampup_s + r.window_s } else { run_s } * each.len() as f64;
                 if let Some(w) = r.steady_at_s {
                     rec.warnings.push(format!("config {} at {vus} VUs: throughput steady (its mean known within {:.0} %) after {w:.0} s of the {:.0} s window; the figures are of those {w:.0} s", dep.name, crate::db::STEADY_HALF_WIDTH * 100.0, db.duration_s));
                 }
                 simulated_ios += r.events;
-                let value = figure(&r, &db, metric);
+                let spread = Spread::of(&each);
+                let value = match metric {
+                    "nopm" => spread.nopm.0,
+                    "rows_per_min" => spread.rows_per_min.0,
+                    _ => spread.tpm.0,
+                };
                 values.push(value);
-                let figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
-                steps.push(SweepStep { vus, repeats: 1, metric: metric.to_string(), figures });
+                let mut figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
+                if each.len() > 1 {
+                    let sd = match metric {
+                        "nopm" => spread.nopm.1,
+                        "rows_per_min" => spread.rows_per_min.1,
+                        _ => spread.tpm.1,
+                    };
+                    figures.insert(format!("{metric}_stdev"), round(sd, 1));
+                }
+                steps.push(SweepStep { vus, repeats: each.len() as u32, metric: metric.to_string(), figures });
                 let interrupted = r.interrupted;
                 if interrupted {
                     rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
                 }
-                push_result(&mut rec, dep, &db, r, monthly);
+                push_result(&mut rec, dep, &db, r, monthly, (each.len() > 1).then_some(&spread));
                 if interrupted {
                     rec.interrupted = true;
                     rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
@@ -456,20 +495,42 @@ fn time_us(r: &DbResult) -> BTreeMap<String, f64> {
 }
 
 /// The sweep's headline figure of one result.
-fn figure(r: &DbResult, db: &Database, metric: &str) -> f64 {
-    match metric {
-        "nopm" => r.nopm,
-        "rows_per_min" => rows_per_min(r, db),
-        _ => r.tpm,
-    }
-}
-
 fn rows_per_min(r: &DbResult, db: &Database) -> f64 {
     r.txn.iter().zip(&db.profile.transactions).map(|(t, p)| t.count as f64 * p.rows_per_txn.unwrap_or(0.0)).sum::<f64>() * 60.0 / r.window_s
 }
 
 /// One (config, VU count) result in `bench db`'s columns.
-fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult, monthly: Option<f64>) {
+/// One seed's headline figures.
+#[derive(Debug, Clone, Copy)]
+struct Figures {
+    nopm: f64,
+    tpm: f64,
+    rows_per_min: f64,
+}
+
+/// The mean and sample standard deviation of each headline figure over
+/// the repeats with other seeds (`--repeats`): the model's own
+/// seed-to-seed spread.
+struct Spread {
+    repeats: u32,
+    nopm: (f64, f64),
+    tpm: (f64, f64),
+    rows_per_min: (f64, f64),
+}
+
+impl Spread {
+    fn of(each: &[Figures]) -> Spread {
+        let stat = |f: &dyn Fn(&Figures) -> f64| {
+            let n = each.len() as f64;
+            let mean = each.iter().map(f).sum::<f64>() / n;
+            let var = if each.len() > 1 { each.iter().map(|x| (f(x) - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+            (mean, var.sqrt())
+        };
+        Spread { repeats: each.len() as u32, nopm: stat(&|f| f.nopm), tpm: stat(&|f| f.tpm), rows_per_min: stat(&|f| f.rows_per_min) }
+    }
+}
+
+fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult, monthly: Option<f64>, seeds: Option<&Spread>) {
     let w = r.window_s;
     let insert = db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some());
     let txn: BTreeMap<String, TxnStats> = r
@@ -493,23 +554,25 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         .collect();
     let pools = pool_use(&r.pools);
     let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
-    let tpm = round(r.tpm, 1);
-    // A prediction carries no run-to-run spread: the recording machine's
-    // (its scheduler, its neighbours) is not the host's, and one seed's run
-    // measures none of the model's own.
-    let spread: Option<f64> = None;
+    // A prediction's spread is the model's own, from repeats with other
+    // seeds (`--repeats`); never the recording machine's (its scheduler,
+    // its neighbours are not the host's). One seed's run has none.
+    let one = Spread::of(&[Figures { nopm: r.nopm, tpm: r.tpm, rows_per_min: rows_per_min(&r, db) }]);
+    let s = seeds.unwrap_or(&one);
+    let sd = |v: (f64, f64)| seeds.map(|_| round(v.1, 1));
+    let tpm = round(s.tpm.0, 1);
     let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
     let job = DbJob {
         vus: r.vus,
-        repeats: 1,
-        nopm: (db.profile.metric == "nopm").then(|| round(r.nopm, 1)),
+        repeats: s.repeats,
+        nopm: (db.profile.metric == "nopm").then(|| round(s.nopm.0, 1)),
         tpm: Some(tpm),
-        nopm_stdev: spread.filter(|_| db.profile.metric == "nopm").map(|sd| round(r.nopm * sd, 1)),
-        tpm_stdev: spread.map(|sd| round(r.tpm * sd, 1)),
+        nopm_stdev: sd(s.nopm).filter(|_| db.profile.metric == "nopm"),
+        tpm_stdev: sd(s.tpm),
         txn,
         rows,
-        rows_per_min: insert.then(|| round(rows_per_min(&r, db), 1)),
-        rows_per_min_stdev: spread.filter(|_| insert).map(|sd| round(rows_per_min(&r, db) * sd, 1)),
+        rows_per_min: insert.then(|| round(s.rows_per_min.0, 1)),
+        rows_per_min_stdev: sd(s.rows_per_min).filter(|_| insert),
         commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),

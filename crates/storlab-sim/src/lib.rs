@@ -207,6 +207,9 @@ pub struct Overrides {
     pub sim_threads: Option<usize>,
     /// End database runs at steady state whatever the scenario says.
     pub steady_state: Option<bool>,
+    /// Database runs: each VU count this many times, with as many seeds;
+    /// the headline figures are their mean with the seeds' spread.
+    pub repeats: Option<u32>,
 }
 
 impl Overrides {
@@ -554,6 +557,13 @@ pub fn simulate(
     overrides.select_config(file, &mut sc)?;
     let deps = resolve_all(cat, file, &sc)?;
     let dated = rules_applied(&deps);
+    if overrides.repeats.is_some_and(|r| r > 1) {
+        return Err(SimError::Override {
+            file: file.to_string(),
+            what: "--repeats".into(),
+            message: "applies to database workloads (each VU count run with other seeds); an I/O job's figures average every I/O of its run".into(),
+        });
+    }
     let mut wl: Workload = storlab_workload::spec::from_table(file, dir, overrides.workload_table(sc.workload.as_ref())?.as_ref())?;
     overrides.apply_to_jobs(file, &mut wl)?;
     check_budget(file, &wl)?;

@@ -90,7 +90,7 @@ def compare_cmd(
     notes = ["new/base: new divided by base; noise: twice the standard deviation of the repeats, the larger side's; "
              "◆: the difference exceeds the noise"]
     if any(r["noise"] is None for r in cmp["rows"]):
-        notes.append("?: neither record has repeats of this figure — rerun with bench disk --runs 3 or bench db --repeat 3 to judge it")
+        notes.append("?: neither record has repeats of this figure — rerun with bench disk --runs 3, bench db --repeat 3 or simulate --repeats 3 to judge it")
     um = cmp.get("unmatched") or {}
     if um.get("base") or um.get("new"):
         notes.append(f"not compared: {um.get('base', 0)} result(s) of base and {um.get('new', 0)} of new have no counterpart")

@@ -90,6 +90,7 @@ def simulate_cmd(
     duration: Optional[str] = typer.Option(None, "--duration", help="Simulated time per job (30, 30s, 10m, 2h), replacing the scenario's duration_s."),
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset (cdm-default, cdm-peak, cdm-real-world, cdm-nvme) in place of the scenario's workload."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", help="A database workload: run each VU count with N seeds; the figures are their mean, with the model's seed-to-seed spread (compare and the tipping point use it)."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
     from storlab.cli.out import console, one_of
@@ -105,7 +106,8 @@ def simulate_cmd(
         if v is not None and v < 1:
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
     duration_s = None if duration is None else parse_duration(duration, "--duration")
-    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile, "as_of": as_of}
+    overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile, "as_of": as_of,
+                 "repeats": repeats}
     try:
         from datetime import datetime
 

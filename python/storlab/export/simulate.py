@@ -98,8 +98,11 @@ def _usd(v: float | None) -> str:
 
 def _spread(v: float, sd: float | None) -> str:
     """A predicted figure with the spread its profile's recording had there
-    (± one standard deviation, relative), where the profile has one."""
-    return f"{v:,.0f}" if not sd or not v else f"{v:,.0f} ±{100 * sd / v:.0f} %"
+    (± one standard deviation over the seeds, relative), with simulate --repeats."""
+    if not sd or not v:
+        return f"{v:,.0f}"
+    pct = 100 * sd / v
+    return f"{v:,.0f} ±{pct:.1f} %" if pct < 10 else f"{v:,.0f} ±{pct:.0f} %"
 
 
 def cost_points(rows: list[dict[str, Any]], tip: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:

@@ -7,8 +7,11 @@ twice the standard deviation of its repeats (bench disk's runs per job,
 bench db's repeats per VU count). A difference is marked when it exceeds
 the larger noise of the two sides. A side with no repeats has no noise of
 its own and borrows the other's; when neither side has repeats the
-difference cannot be judged (no mark, `beyond_spread: null`) — except
-between two simulated records, whose figures are deterministic, so any
+difference cannot be judged (no mark, `beyond_spread: null`). A simulated
+database sweep's repeats are its runs with other seeds (`simulate
+--repeats N`): the model's own seed-to-seed spread. Simulated I/O jobs are
+the exception: their figures average every I/O of a run and a seed gives
+the same record each time, so between two simulated I/O records any
 difference is real (noise 0)."""
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def compare(a: Record, b: Record) -> dict[str, Any]:
                 if va is None and vb is None:
                     continue
                 na, nb = spread(a, ra, key), spread(b, rb, key)
-                if na is None and nb is None and deterministic:
+                if na is None and nb is None and deterministic and not is_db(ra):
                     na = nb = 0.0
                 rows.append(_row(config, ra.get("job"), ra.get("vus"), key, name, va, vb, na, nb))
     return {
