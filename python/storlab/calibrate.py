@@ -130,7 +130,33 @@ def fit(jobs: list[Job], current: dict[str, float] | None = None) -> tuple[dict[
             med = j["mean_us"] / math.exp(sigma * sigma / 2)
             p99 = med * max(ratio, 1.0)
         out[f"{d}_median_us"], out[f"{d}_p99_us"] = round(med, 3), round(p99, 3)
+        # The size term: a large QD1 job of the same direction (SEQ1M Q1T1)
+        # beside the small one. Mean service time grows by the µs a MiB adds
+        # beyond 4 KiB: (its mean − the small job's) over the bytes between.
+        big = _qd1_large(jobs, d == "read")
+        small_bytes = j["bw_bytes_s"] / max(j["iops"], 1e-9)
+        if big is not None and not big.get("alongside"):
+            big_bytes = big["bw_bytes_s"] / max(big["iops"], 1e-9)
+            if big_bytes > small_bytes:
+                per_mib = (big["mean_us"] - j["mean_us"]) / ((big_bytes - small_bytes) / MIB)
+                out[f"{d}_us_per_mib"] = round(max(per_mib, 0.0), 3)
+                used.append(big["name"])
+        elif f"{d}_us_per_mib" in current:
+            out[f"{d}_us_per_mib"] = current[f"{d}_us_per_mib"]
     return out, used
+
+
+MIB = 1 << 20
+# A QD1 job counts as large from 64 KiB an I/O: sequential transfers, where
+# the time a byte takes shows beside the fixed cost of an I/O.
+LARGE_IO_BYTES = 64 << 10
+
+
+def _qd1_large(jobs: list[Job], read: bool) -> Job | None:
+    """The QD1 job of the largest I/Os (at least 64 KiB) in one direction."""
+    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0
+             and j["bw_bytes_s"] / j["iops"] >= LARGE_IO_BYTES]
+    return max(cands, key=lambda j: j["bw_bytes_s"] / j["iops"]) if cands else None
 
 
 FLUSH_FILE_BYTES = 16 << 20  # a WAL segment's size
@@ -213,7 +239,8 @@ def overlay(devices: list[str], lat: dict[str, float], provenance: str, key: str
         f"src = {_toml_str(key)}",
         f"note = {_toml_str(provenance)}",
     ]
-    for k in ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "flush_median_us", "flush_p99_us"):
+    for k in ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "flush_median_us", "flush_p99_us",
+              "read_us_per_mib", "write_us_per_mib"):
         if k in lat:
             lines.append(f"{k} = {lat[k]}")
     return "\n".join(lines) + "\n"
@@ -230,7 +257,7 @@ def _current_latency(catalog: list[str | os.PathLike] | None, device: str) -> di
     for _, text in read_catalog_files([str(c) for c in catalog or []]):
         for e in tomllib.loads(text).get("latency", []):
             if any(d == device or (d.endswith("*") and device.startswith(d[:-1])) for d in e.get("devices", [])):
-                found = {k: (v["value"] if isinstance(v, dict) else v) for k, v in e.items() if k.endswith("_us")}
+                found = {k: (v["value"] if isinstance(v, dict) else v) for k, v in e.items() if k.endswith(("_us", "_us_per_mib"))}
     return found
 
 

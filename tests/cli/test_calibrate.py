@@ -13,6 +13,8 @@ import tomllib
 
 import pytest
 
+from conftest import ROOT
+
 GP3 = """
 [workload]
 {jobs}
@@ -270,3 +272,38 @@ def test_calibrate_out_writes_this_machine_as_a_host(storlab, scenario, tmp_path
     # commit-durable row locks bind instead; either way the run is on 1 vCPU.
     res = run_on(cat["device"][0]["id"])
     assert res["binding"].startswith(("host CPU 1 vCPUs", "row locks")), res["binding"]
+
+
+def test_a_crystaldiskmark_export_calibrated_reproduces_its_own_qd1_lines(storlab, scenario, tmp_path):
+    """tests/data/import/cdm8-gp3-default.txt: CrystalDiskMark 8's Default
+    profile on a gp3 volume (3,000 IOPS, 125 MiB/s). A 1 MiB read at queue
+    depth 1 takes 33,996 µs where a 4 KiB one takes 1,270 µs: the size term
+    is (33,996.04 − 1,270.11) µs over (1,048,571 − 4,096) bytes (the lines'
+    MB/s over IOPS) = 32,854.6 µs a MiB; writes (22,930.21 − 2,019.62) over
+    the same = 20,992.9 µs a MiB. Simulated on the calibrated gp3, each QD1
+    line comes back within 15 %."""
+    cdm = ROOT / "tests" / "data" / "import" / "cdm8-gp3-default.txt"
+    sc = scenario(GP3.format(jobs=""))
+    out = tmp_path / "o.toml"
+    r = storlab("calibrate", str(cdm), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.returncode == 0, r.stderr
+    lat = tomllib.loads(out.read_text())["latency"][0]
+    big = 30.828e6 / 29.4
+    assert lat["read_us_per_mib"] == pytest.approx((33996.04 - 1270.11) / ((big - 3.224e6 / 787.1) / 2**20), rel=1e-3)
+    assert lat["read_us_per_mib"] == pytest.approx(32854.6, rel=2e-3)
+    assert lat["write_us_per_mib"] == pytest.approx(20992.9, rel=3e-3)
+    assert "SEQ1M-Q1T1-read" in lat["note"] and "SEQ1M-Q1T1-write" in lat["note"]
+    jobs = "".join(f'[[workload.jobs]]\nname = "{n}"\nrw = "{rw}"\nbs = "{bs}"\niodepth = 1\nruntime_s = 20\nstonewall = true\n'
+                   for n, rw, bs in (("SEQ1M-Q1T1-read", "read", "1m"), ("SEQ1M-Q1T1-write", "write", "1m"),
+                                     ("RND4K-Q1T1-read", "randread", "4k"), ("RND4K-Q1T1-write", "randwrite", "4k")))
+    got = predict(storlab, scenario, out, jobs, "qd1.toml")
+    for job, measured in (("SEQ1M-Q1T1-read", 29.4), ("SEQ1M-Q1T1-write", 43.6),
+                          ("RND4K-Q1T1-read", 787.1), ("RND4K-Q1T1-write", 495.1)):
+        assert got[job]["iops"] == pytest.approx(measured, rel=0.15), (job, got[job]["iops"], measured)
+    # Without the size term (the catalog's gp3 as shipped), a 1 MiB read at
+    # QD1 takes a 4 KiB read's time plus its transfer at 125 MiB/s: far
+    # faster than the export measured.
+    nothing = tmp_path / "nothing.toml"
+    nothing.write_text("# an overlay that changes nothing\n")
+    plain = predict(storlab, scenario, nothing, jobs, "plain.toml")
+    assert plain["SEQ1M-Q1T1-read"]["iops"] > 1.5 * 29.4

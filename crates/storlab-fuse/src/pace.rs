@@ -73,8 +73,8 @@ fn latencies(cat: &Catalog, dep: &Deployment, pool: &Pool) -> Result<PoolLatency
     let l = storlab_model::deployment::pool_latency(cat, dep, pool).map_err(|e| EmulateError::NoLatency { device: e.0 })?;
     let m = l.device;
     Ok(PoolLatency {
-        read: ServiceTime::new(&m.read),
-        write: ServiceTime::new(&m.write),
+        read: ServiceTime::new(&m.read).with_size_term(m.read_us_per_mib),
+        write: ServiceTime::new(&m.write).with_size_term(m.write_us_per_mib),
         hit: l.host_cache.map(|h| ServiceTime::new(&h.read)),
         read_median_us: m.read.mu.exp(),
         write_median_us: m.write.mu.exp(),
@@ -181,12 +181,14 @@ impl Pacer {
             let d = ps.lat.hit.as_ref().unwrap_or(&ps.lat.read);
             done = a + d.draw(&mut self.rng);
         }
+        // Each member gets its piece of the I/O.
+        let piece = io.len as f64 / members.len().max(1) as f64;
         for m in &members {
             let am = self.pass(m, a);
             admitted = admitted.max(am);
             let ps = &self.pools[k];
             let d = if io.class == IoClass::Write { &ps.lat.write } else { &ps.lat.read };
-            done = done.max(am + d.draw(&mut self.rng));
+            done = done.max(am + d.draw_sized(&mut self.rng, piece));
         }
         (Secs(admitted), Secs(done))
     }

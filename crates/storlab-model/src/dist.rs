@@ -37,12 +37,28 @@ pub struct ServiceTime {
     table: Box<[f64]>,
     mu: f64,
     sigma: f64,
+    /// Seconds a byte beyond the first 4 KiB adds (the catalog's
+    /// `*_us_per_mib`): the transfer that grows with the I/O's size.
+    per_byte_s: f64,
 }
 
 impl ServiceTime {
     pub fn new(d: &LogNormal) -> ServiceTime {
         let table: Vec<f64> = (0..=N).map(|i| Self::exact(d.mu, d.sigma, i as f64 / N as f64)).collect();
-        ServiceTime { table: table.into_boxed_slice(), mu: d.mu, sigma: d.sigma }
+        ServiceTime { table: table.into_boxed_slice(), mu: d.mu, sigma: d.sigma, per_byte_s: 0.0 }
+    }
+
+    /// The same draws, plus `us_per_mib` µs for each MiB an I/O holds
+    /// beyond its first 4 KiB.
+    pub fn with_size_term(mut self, us_per_mib: f64) -> ServiceTime {
+        self.per_byte_s = us_per_mib.max(0.0) * 1e-6 / (1u64 << 20) as f64;
+        self
+    }
+
+    /// A draw for an I/O (or the piece of one a device gets) of `bytes`.
+    #[inline]
+    pub fn draw_sized(&self, rng: &mut Rng, bytes: f64) -> f64 {
+        self.draw(rng) + self.per_byte_s * (bytes - 4096.0).max(0.0)
     }
 
     fn exact(mu: f64, sigma: f64, p: f64) -> f64 {

@@ -40,6 +40,10 @@ pub struct LatencyModel {
     /// A durable write (write + cache flush) where the device has a volatile
     /// write cache; `None` where an acknowledged write is already durable.
     pub flush: Option<LogNormal>,
+    /// µs each MiB of an I/O beyond its first 4 KiB adds, per direction
+    /// (0: the same service time at every size).
+    pub read_us_per_mib: f64,
+    pub write_us_per_mib: f64,
 }
 
 impl LatencyModel {
@@ -52,7 +56,15 @@ impl LatencyModel {
                 (Some(m), None) => Some(LogNormal::from_median_p99(m.value, m.value)),
                 _ => None,
             },
+            read_us_per_mib: s.read_us_per_mib.as_ref().map_or(0.0, |n| n.value),
+            write_us_per_mib: s.write_us_per_mib.as_ref().map_or(0.0, |n| n.value),
         }
+    }
+
+    /// The mean service time of a read or a write of `bytes`, µs.
+    pub fn mean_us(&self, read: bool, bytes: f64) -> f64 {
+        let (d, per_mib) = if read { (&self.read, self.read_us_per_mib) } else { (&self.write, self.write_us_per_mib) };
+        d.mean_us() + per_mib * (bytes - 4096.0).max(0.0) / (1u64 << 20) as f64
     }
 }
 

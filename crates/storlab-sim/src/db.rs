@@ -312,6 +312,8 @@ pub(crate) struct Path {
     stages: Stages,
     sequential: bool,
     next_phase: usize,
+    /// The I/O's size, bytes.
+    size: f64,
 }
 
 impl Path {
@@ -321,7 +323,7 @@ impl Path {
         for (r, &id) in plan.resources.iter().zip(&map) {
             labels.entry(id).or_insert_with(|| r.clone());
         }
-        Path { stages: Stages::new(&plan, &map), sequential, next_phase: 0 }
+        Path { stages: Stages::new(&plan, &map), sequential, next_phase: 0, size }
     }
 
     /// One I/O issued at `t`: when it completes.
@@ -341,9 +343,11 @@ impl Path {
             done = a + lat.hit.as_ref().unwrap_or(&lat.read).draw(rng);
         }
         let dist = if class == IoClass::Write { &lat.write } else { &lat.read };
+        // Each member gets its piece of the I/O.
+        let piece = self.size / self.stages.members(phase, class).count().max(1) as f64;
         for (_, e) in self.stages.members(phase, class) {
             let am = st.pacers.pass(e, Secs(a)).0;
-            done = done.max(am + dist.draw(rng));
+            done = done.max(am + dist.draw_sized(rng, piece));
         }
         done
     }

@@ -217,9 +217,11 @@ impl<'a> Run<'a> {
             done = a + spec.lat.hit.as_ref().unwrap_or(&spec.lat.read).draw(rng);
         }
         let dist = if class == IoClass::Write { &spec.lat.write } else { &spec.lat.read };
+        // Each member gets its piece of the I/O.
+        let piece = self.bs as f64 / self.costs.members(phase, class).count().max(1) as f64;
         for (_, e) in self.costs.members(phase, class) {
             let am = st.pacers.pass(e, Secs(a)).0;
-            done = done.max(am + dist.draw(rng));
+            done = done.max(am + dist.draw_sized(rng, piece));
         }
         self.issued_at[slot] = t;
         self.class_of[slot] = class as u8;

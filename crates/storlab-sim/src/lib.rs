@@ -420,8 +420,8 @@ pub fn latencies(cat: &Catalog, dep: &Deployment, pool: &storlab_model::deployme
     unverified.extend(l.placeholders);
     let m = l.device;
     Ok(Latencies {
-        read: dist::ServiceTime::new(&m.read),
-        write: dist::ServiceTime::new(&m.write),
+        read: dist::ServiceTime::new(&m.read).with_size_term(m.read_us_per_mib),
+        write: dist::ServiceTime::new(&m.write).with_size_term(m.write_us_per_mib),
         hit: l.host_cache.map(|h| dist::ServiceTime::new(&h.read)),
         flush: m.flush.as_ref().map(dist::ServiceTime::new),
     })

@@ -16,7 +16,8 @@ from storlab.cli.simulate import write_atomically
 
 
 #: `calibrate --csv` columns, one row per calibrated device.
-CSV_FIELDS = ["device", "read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "provenance"]
+CSV_FIELDS = ["device", "read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "provenance",
+              "read_us_per_mib", "write_us_per_mib"]
 
 
 @app.command("calibrate")
@@ -44,5 +45,7 @@ def calibrate_cmd(
         _t.echo(csv_text(CSV_FIELDS, rows), nl=False)
     Console(stderr=True).print(
         f"{', '.join(summary['devices'])}: read {lat['read_median_us']:,.1f} µs median / {lat['read_p99_us']:,.1f} µs p99, "
-        f"write {lat['write_median_us']:,.1f} / {lat['write_p99_us']:,.1f} µs ({summary['provenance']}) → {catalog_out}"
+        f"write {lat['write_median_us']:,.1f} / {lat['write_p99_us']:,.1f} µs"
+        + "".join(f", {d} +{lat[f'{d}_us_per_mib']:,.0f} µs a MiB" for d in ("read", "write") if f"{d}_us_per_mib" in lat)
+        + f" ({summary['provenance']}) → {catalog_out}"
     )
