@@ -233,7 +233,7 @@ def db_cmd(
     threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
-    profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres."),
+    profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres or managed-mariadb (TPC-C)."),
     commit_log: Optional[Path] = typer.Option(None, "--commit-log", help="TPC-C on PostgreSQL, MySQL or MariaDB: write 'w_id d_id o_id' of every New-Order to FILE once its COMMIT is acknowledged (crash tests)."),
     setting: Optional[List[str]] = typer.Option(None, "--setting", help="NAME=VALUE, a server setting of --db managed-postgres or managed-mariadb (repeatable), e.g. --setting shared_buffers=4GB or --setting innodb_buffer_pool_size=1G."),
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),

@@ -280,7 +280,12 @@ class ManagedMariadb(ManagedServer):
                 raise DatabaseError(f"setting {k} is managed by storlab — leave it out")
         self.settings.update({str(k): str(v) for k, v in settings.items()})
         self._stop_server()
-        self._launch()
+        # The same port: the workload's connections were made for it.
+        try:
+            self._launch_on(self.port)
+        except _PortTaken:
+            raise DatabaseError(f"MariaDB could not bind its port {self.port} again after a restart — "
+                                "another program took it; run again") from None
 
     def _prepare_dirs(self) -> bool:
         if self.dir.exists() and not self.dir.is_dir():

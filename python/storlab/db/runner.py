@@ -303,16 +303,19 @@ def bench_db(
         raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
     recording = None
     if profile_out is not None:
-        from storlab.db import profile as dbprofile
+        from storlab.db import myprofile, profile as dbprofile
 
         recording = dbprofile.check_out_path(profile_out)
-        if db != "managed-postgres":
-            raise StorlabError("--profile-out needs --db managed-postgres — the recorder restarts the server at several "
-                               "shared_buffers sizes and reads pg_stat_statements")
+        if db not in ("managed-postgres", "managed-mariadb"):
+            raise StorlabError("--profile-out needs --db managed-postgres or managed-mariadb — the recorder restarts "
+                               "the server at several cache sizes and reads its statistics")
+        if db == "managed-mariadb" and wspec["kind"] != "tpcc":
+            raise StorlabError("--profile-out on managed-mariadb records TPC-C only for now — use --workload tpcc")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
     # The recorder's settings, then the user's (the recorder still sizes
-    # shared_buffers for its sweep and its miss-ratio runs).
-    merged = {**(dict(dbprofile.SETTINGS) if recording is not None else {}), **server_settings}
+    # the cache for its sweep and its miss-ratio runs).
+    rec_settings = (myprofile.SETTINGS if db == "managed-mariadb" else dbprofile.SETTINGS) if recording is not None else {}
+    merged = {**rec_settings, **server_settings}
     database = _Database(db, dbdir, keep, max(steps_vus) + 10, settings=merged or None, wal_dir=wal_dir, dsn=dsn)
 
     def report(**kw: Any) -> None:
@@ -337,7 +340,7 @@ def bench_db(
     def record() -> dict[str, Any]:
         config = runs[0]["target"] if runs and database.display in ("postgres", "mysql") else database.display
         # `host_cpu` and `client_wait` are the profile recorder's, not the record's.
-        plain = [{k: v for k, v in r.items() if k not in ("host_cpu", "client_wait")} for r in runs]
+        plain = [{k: v for k, v in r.items() if k not in ("host_cpu", "client_wait", "program_times")} for r in runs]
         return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(plain), seed=seed,
                                                  interrupted=interrupted))
 
@@ -359,8 +362,11 @@ def bench_db(
 
         def run_one(v: int, k: int, ramp: float, dur: float, chk: bool) -> dict[str, Any]:
             h0 = dbprofile.host_cpu_now() if recording is not None else None
-            # A recording samples where the users wait for their client.
-            waits = dbprofile.ClientWaits(database.managed) if recording is not None else None
+            # A recording samples where the users wait for their client
+            # (PostgreSQL), or the server's time in each procedure (MariaDB).
+            waits: Any = None
+            if recording is not None:
+                waits = myprofile.ProgramTimes(database.managed) if db == "managed-mariadb" else dbprofile.ClientWaits(database.managed)
             with waits if waits is not None else contextlib.nullcontext():
                 run = json.loads(_native.db_run_json(
                     target, wl, vus=v, rampup_s=ramp, duration_s=dur, seed=seed + 7919 * k + v, threads=threads,
@@ -370,7 +376,7 @@ def bench_db(
             if h0 is not None:
                 run["host_cpu"] = dbprofile.host_cpu_since(h0)
             if waits is not None and (cw := waits.result(v)) is not None:
-                run["client_wait"] = cw
+                run[getattr(waits, "key", "client_wait")] = cw
             return run
 
         # A recording times storlab's CPU reference just before its sweep,
@@ -378,7 +384,7 @@ def bench_db(
         # recording, beside the CPU per transaction it recorded.
         cpu_ref: dict[str, Any] = {}
         if recording is not None:
-            dbprofile.before_sweep(database.managed)
+            (myprofile if db == "managed-mariadb" else dbprofile).before_sweep(database.managed)
             cpu_ref = cpuref.measure()
         # A list of counts runs in rounds (each count once, then again): a
         # slow spell of a noisy machine, or the tables the runs grow, then
@@ -419,7 +425,12 @@ def bench_db(
                 break
             if auto and k == repeat - 1 and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
                 break
-        if recording is not None and runs and not interrupted:
+        if recording is not None and runs and not interrupted and db == "managed-mariadb":
+            profile_info = myprofile.record(
+                recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
+                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses,
+                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref)
+        elif recording is not None and runs and not interrupted:
             profile_info = dbprofile.record(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
                 rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,

@@ -1,0 +1,319 @@
+"""Database workload profiles recorded on a managed MariaDB (`storlab bench
+db --db managed-mariadb --workload tpcc --profile-out FILE`), in the same
+format as PostgreSQL's (docs/profile.md) so that `storlab simulate` reads
+them unchanged.
+
+InnoDB counts its work for the whole server, not per statement: SHOW GLOBAL
+STATUS (logical page reads, buffer-pool misses, redo bytes, pages flushed,
+redo fsyncs) over each measured window. What a transaction type gets of them
+is dealt by the server's time in the type's stored procedure
+(performance_schema's `events_statements_summary_by_program`: TPC-C on
+MariaDB is one CALL a transaction), read-only types getting none of the redo
+and the pages written. The sweep, the fits, the penalty and the TOML are
+profile.py's; this module holds what differs: the server's settings, reading
+the tables into the buffer pool, the per-type split, and the miss-ratio runs
+at several innodb_buffer_pool_size values."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Callable
+
+from storlab.db import profile as base
+from storlab.errors import DatabaseError, StorlabError
+
+# InnoDB's page (innodb_page_size's default; the recorder checks it).
+PAGE_BYTES = 16384
+# InnoDB refuses a smaller buffer pool with 16 KiB pages (MariaDB 10.11's
+# error log: "innodb_page_size=16384 requires innodb_buffer_pool_size >= 6 MiB").
+MIN_BUFFER_POOL = 6 << 20
+# performance_schema on (a start-up setting): the server's time in each
+# stored procedure, which splits the global counters among the types.
+SETTINGS = {"performance_schema": "ON"}
+# storlab's TPC-C procedures on MySQL/MariaDB (HammerDB's names,
+# crates/storlab-db/sql/mysql_tpcc_procedures.sql) and their types.
+PROCEDURES = {"neword": "new_order", "payment": "payment", "delivery": "delivery", "ostat": "order_status",
+              "slev": "stock_level"}
+_PROGRAMS_SQL = ("SELECT lower(object_name), count_star, sum_timer_wait "
+                 "FROM performance_schema.events_statements_summary_by_program "
+                 "WHERE object_type = 'PROCEDURE' AND object_schema = database();")
+# Pages newly dirtied over a run: the dirty pages' growth plus the pages
+# written back in it (each write cleaned one); with the transactions.
+_STATUS = ("Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_flushed", "Com_commit", "Com_rollback")
+_STATUS_SQL = ("SELECT variable_name, variable_value FROM information_schema.global_status WHERE variable_name IN ("
+               + ", ".join(f"'{v.upper()}'" for v in _STATUS) + ");")
+_TABLES_SQL = ("SELECT coalesce(sum(data_length + index_length), 0) FROM information_schema.tables "
+               "WHERE table_schema = database() AND table_type = 'BASE TABLE';")
+_INDEXES_SQL = ("SELECT DISTINCT table_name, index_name FROM information_schema.statistics "
+                "WHERE table_schema = database();")
+_DBNAME = "storlab"
+
+
+def _table_bytes(managed: Any) -> float:
+    try:
+        return float(managed.sql(_TABLES_SQL, _DBNAME).split()[0])
+    except (ValueError, IndexError):
+        return 0.0
+
+
+def _prewarm(managed: Any) -> None:
+    """Every index of the workload's tables read through once (InnoDB has no
+    pg_prewarm): a count over each, the primary key being the table."""
+    rows = [ln.split("\t") for ln in managed.sql(_INDEXES_SQL, _DBNAME).splitlines() if "\t" in ln]
+    if rows:
+        managed.sql("".join(f"SELECT count(*) FROM `{t}` FORCE INDEX (`{i}`);\n" for t, i in rows), _DBNAME)
+
+
+def buffer_pool_bytes(managed: Any) -> int:
+    """The buffer pool in force: InnoDB rounds the size asked for."""
+    try:
+        return int(managed.sql("SELECT @@innodb_buffer_pool_size;").split()[0])
+    except (ValueError, IndexError):
+        return 0
+
+
+def before_sweep(managed: Any) -> None:
+    """The sweep runs with the data in the buffer pool (1.25 × the tables,
+    at least 128 MiB, at most a quarter of the memory), read in first. The
+    restart settles the load's aftermath: a clean shutdown writes every
+    dirty page, so the first runs do not pay for the load's."""
+    page = managed.sql("SELECT @@innodb_page_size;").split()
+    if page and page[0] != str(PAGE_BYTES):
+        raise StorlabError(f"--profile-out: the server's innodb_page_size is {page[0]} — the recorder reads 16 KiB "
+                           "pages; leave innodb_page_size at its default")
+    mem = base.machine()["memory_bytes"] or (4 << 30)
+    pool = int(min(max(1.25 * _table_bytes(managed), 128 << 20), mem / 4))
+    managed.restart({"innodb_buffer_pool_size": str(pool // 1048576 * 1048576)})
+    _prewarm(managed)
+
+
+class ProgramTimes:
+    """The server's time and calls in each of the workload's stored
+    procedures over one run (performance_schema, before and after), and the
+    pages the run dirtied with its transactions (SHOW GLOBAL STATUS)."""
+
+    key = "program_times"
+
+    def __init__(self, managed: Any) -> None:
+        self.managed = managed
+        self._start: dict[str, tuple[float, float]] | None = None
+        self._end: dict[str, tuple[float, float]] | None = None
+
+    def _read(self) -> dict[str, tuple[float, float]] | None:
+        try:
+            out = self.managed.sql(_PROGRAMS_SQL, _DBNAME)
+        except DatabaseError:
+            return None
+        got = {}
+        for ln in out.splitlines():
+            f = ln.split("\t")
+            if len(f) == 3 and f[0] in PROCEDURES:
+                got[PROCEDURES[f[0]]] = (float(f[1]), float(f[2]))
+        try:
+            for ln in self.managed.sql(_STATUS_SQL).splitlines():
+                name, _, v = ln.partition("\t")
+                got[name.lower()] = (float(v), 0.0)
+        except (DatabaseError, ValueError):
+            pass
+        return got
+
+    def __enter__(self) -> "ProgramTimes":
+        self._start = self._read()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._end = self._read()
+
+    def result(self, users: int) -> dict[str, Any] | None:
+        """Per type: calls and the server's time in its procedure, ms."""
+        if self._start is None or not self._end:
+            return None
+        s = self._start
+        out: dict[str, Any] = {}
+        for k, (calls, ps) in self._end.items():
+            c0, t0 = s.get(k, (0.0, 0.0))
+            if k in PROCEDURES.values() and calls - c0 > 0:
+                out[k] = {"calls": calls - c0, "ms": (ps - t0) / 1e9}
+        d = {k.lower(): self._end[k.lower()][0] - s[k.lower()][0] for k in _STATUS
+             if k.lower() in self._end and k.lower() in s}
+        txns = d.get("com_commit", 0.0) + d.get("com_rollback", 0.0)
+        if len(d) == len(_STATUS) and txns > 0:
+            out["dirtied_per_txn"] = max(0.0, d["innodb_buffer_pool_pages_dirty"]
+                                         + d["innodb_buffer_pool_pages_flushed"]) / txns
+        return out or None
+
+
+def split(run: dict[str, Any], read_only: set[str]) -> tuple[dict[str, Any], str]:
+    """A copy of `run` whose `server.per_type` holds the window's InnoDB
+    counters dealt to the types — in profile.py's names, so its
+    `transactions` reads them as pg_stat_statements' — and how they were dealt.
+
+    The weight of a type is its transactions in the window × the server's
+    mean time per call of its procedure (performance_schema), or × the
+    client's mean latency where performance_schema gave nothing. Logical
+    reads and misses go by that weight over every type; redo bytes and
+    pages written only over the writing types: a read-only InnoDB
+    transaction writes no redo of its own."""
+    out = copy.deepcopy(run)
+    # The CPU is the server's own (mariadbd's threads, /proc over the
+    # window), not the machine's: profile.cpu_per_txn takes it when the
+    # machine's is absent. A machine shared with other work would otherwise
+    # lend its CPU to the profile; the kernel's work for the server's I/O
+    # outside its threads is left out.
+    out.pop("host_cpu", None)
+    tot = (run.get("io_profile") or {}).get("totals") or {}
+    progs = run.get(ProgramTimes.key) or {}
+    # Pages newly dirtied in the window: per transaction over the whole run
+    # (the dirty-page gauge is read around the run, not the window).
+    dirtied = progs.get("dirtied_per_txn", 0.0) * sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
+    n = {k: t["commits"] + t["rollbacks"] for k, t in run["txn"].items()}
+    if all(progs.get(k, {}).get("calls") for k in n if n[k] > 0):
+        w = {k: c * progs[k]["ms"] / progs[k]["calls"] if c > 0 else 0.0 for k, c in n.items()}
+        how = "performance_schema"
+    else:
+        w = {k: c * run["txn"][k].get("lat_mean_us", 0.0) / 1000.0 for k, c in n.items()}
+        how = "client"
+    all_w = sum(w.values())
+    wr_w = sum(v for k, v in w.items() if k not in read_only)
+    per_type = {}
+    for k, c in n.items():
+        sa = w[k] / all_w if all_w > 0 else 0.0
+        sw = w[k] / wr_w if wr_w > 0 and k not in read_only else 0.0
+        per_type[k] = {
+            "calls": c, "exec_ms": w[k],
+            "blks_hit": tot.get("blks_hit", 0.0) * sa, "blks_read": tot.get("blks_read", 0.0) * sa,
+            # pages_dirtied is what the model writes back to the data pool
+            # per transaction where the profile has no write-back curve
+            # (docs/dbmodel.md, Write-back): pages that went from clean to
+            # dirty, each one page write later — PostgreSQL's
+            # shared_blks_dirtied. InnoDB's are the dirty pages' growth plus
+            # the pages flushed meanwhile. Innodb_buffer_pool_write_requests
+            # counts every change to a page in the pool (a hot page changed
+            # a thousand times is one write), which would overstate the
+            # writes manyfold; the pages flushed alone depend on when
+            # adaptive flushing ran (none in a short window with a large pool).
+            "blks_dirtied": dirtied * sw, "blks_written": 0.0,
+            "wal_bytes": tot.get("wal_bytes", 0.0) * sw, "wal_records": 0.0,
+        }
+    server = out.setdefault("server", {})
+    server["per_type"] = per_type
+    server["other"] = {}
+    # Log fsyncs per transaction (group commit), under PostgreSQL's name:
+    # Innodb_data_fsyncs, since MariaDB 10.11 has no redo-only count
+    # (Innodb_os_log_fsyncs is gone); with O_DIRECT data files the redo
+    # log's are nearly all of them.
+    if "fsyncs" in tot and out.get("io_profile"):
+        out["io_profile"]["totals"]["wal_sync"] = tot["fsyncs"]
+    return out, how
+
+
+def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
+             fractions: tuple[float, ...] = base.CACHE_FRACTIONS) -> list[tuple[float, float]]:
+    """One run per buffer-pool size: the server restarted with
+    innodb_buffer_pool_size at each fraction of the data (at least InnoDB's
+    6 MiB), the tables read in, then the window's
+    Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests. The
+    fraction is of the pool InnoDB gave (it rounds the size asked for)."""
+    pts = []
+    done: set[int] = set()
+    for f in fractions:
+        ask = max(MIN_BUFFER_POOL, int(f * data_bytes)) // 1048576 * 1048576
+        if ask in done:
+            continue
+        done.add(ask)
+        managed.restart({"innodb_buffer_pool_size": str(ask)})
+        pool = buffer_pool_bytes(managed) or ask
+        _prewarm(managed)
+        tot = run_once()["io_profile"]["totals"]
+        req, miss = tot.get("read_requests", 0.0), tot.get("blks_read", 0.0)
+        if req > 0:
+            pts.append((pool / data_bytes, min(1.0, miss / req)))
+    return pts
+
+
+def outside_run(managed: Any, pool: int, run_once: Callable[[], dict[str, Any]]) -> tuple[float, float] | None:
+    """One run at one user with innodb_flush_log_at_trx_commit = 0 (no redo
+    flush at commit; the sweep's buffer pool, data read in): the time per
+    transaction outside the server and the CPU per transaction, µs, as
+    profile.outside_run finds them with synchronous_commit off."""
+    managed.restart({"innodb_buffer_pool_size": str(pool), "innodb_flush_log_at_trx_commit": "0"})
+    _prewarm(managed)
+    run = {k: v for k, v in run_once().items() if k != "host_cpu"}  # the server's CPU, as in `split`
+    n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
+    c = base.cpu_per_txn(run)
+    if n <= 0 or c <= 0 or not run.get("duration_s"):
+        return None
+    return max(0.0, run["duration_s"] / n * 1e6 - c), c
+
+
+def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
+           run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
+           warehouses: int, disk: dict[str, Any], cpu_reference: dict[str, Any] | None = None) -> dict[str, Any]:
+    """After the sweep on a managed MariaDB (TPC-C): the miss-ratio runs and
+    the run at one user without a redo flush, then the profile written to
+    `path`, as profile.record does on PostgreSQL."""
+    if wspec["kind"] != "tpcc":
+        raise StorlabError("--profile-out on managed-mariadb records TPC-C only for now — use --workload tpcc")
+    read_only = base.read_only_types(wspec)
+    # The data size after the sweep's first run (profile.record says why).
+    size_run = runs[0]
+    data_bytes = float(sum(((size_run.get("server") or {}).get("relation_bytes") or {}).values()))
+    if data_bytes <= 0:
+        raise StorlabError("the recording found no tables to size — is the workload's schema in database storlab?")
+    sweep, hows = [], set()
+    for r in runs:
+        s, how = split(r, read_only)
+        sweep.append(s)
+        hows.add(how)
+    sweep_pool = buffer_pool_bytes(managed)
+    swept = sorted({r["vus"] for r in runs})
+    vus_m = swept[len(swept) // 2]
+    ramp, dur = min(rampup_s, 5.0), min(duration_s, 15.0)
+    pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
+    outside = outside_run(managed, sweep_pool, lambda: run_one(1, ramp, dur))
+    method = (f"runs at {len(pts)} innodb_buffer_pool_size values on the managed server, each after reading every "
+              f"index through once, {vus_m} VUs, {dur:g} s windows after {ramp:g} s; cache fraction = the pool InnoDB "
+              "gave / the data (data_length + index_length) after the sweep's first run; miss ratio = "
+              "Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests (SHOW GLOBAL STATUS) over the window, "
+              "made non-increasing by a running minimum")
+    scale = float(warehouses)
+    server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
+    disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
+    prov = base.provenance(server, scale=scale, vus=swept, disk=disk_text)
+    prov["engine"] = "mariadb"
+    dealt = ("the server's time in each type's stored procedure (performance_schema "
+             "events_statements_summary_by_program, sum_timer_wait / count_star) × its transactions"
+             if hows == {"performance_schema"} else
+             "the client's transactions of each type × their mean latency (performance_schema gave no "
+             "procedure times)")
+    prov["counters"] = (
+        "InnoDB's global counters over each measured window (SHOW GLOBAL STATUS), dealt to the types by " + dealt
+        + ": page_accesses from Innodb_buffer_pool_read_requests over every type; wal_bytes from "
+        "Innodb_os_log_written and pages_dirtied from the growth of Innodb_buffer_pool_pages_dirty plus "
+        "Innodb_buffer_pool_pages_flushed over the writing types only; cpu_us the CPU of mariadbd's threads "
+        "(/proc), dealt the same way")
+    prov["not_recorded"] = ("the write-back curve ([writeback]: InnoDB flushes adaptively, not by checkpoint) and "
+                            "the users' wait for their client (client_wait_us)")
+    if cpu_reference:
+        prov["cpu_reference"] = cpu_reference
+    prof = base.build(name=path.stem, workload="tpcc", kind="tpcc", scale=scale, scale_unit="warehouse",
+                      sweep=sweep, mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run,
+                      read_only=read_only)
+    prof["data"]["page_bytes"] = PAGE_BYTES
+    if outside is not None:
+        prof["concurrency"]["outside_us"] = outside[0]
+        prof["concurrency"]["cpu_us_sync_off"] = outside[1]
+        prof["concurrency"]["flush_cpu_us"] = base.flush_cpu(prof["concurrency"], outside[1])
+    for t in prof["transaction"]:
+        if t["name"] in base.TPCC_ROW_LOCKS:
+            t["row_locks"] = base.TPCC_ROW_LOCKS[t["name"]]
+    from storlab.calibrate import flush_probe
+
+    # The redo log is in the data directory.
+    flush = flush_probe(managed.data_dir)
+    prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
+    base.set_penalty(prof, flush)
+    base.write(path, prof)
+    return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
+            "mrc_points": len(pts), "data_bytes": data_bytes}
