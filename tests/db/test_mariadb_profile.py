@@ -1,0 +1,124 @@
+"""`storlab bench db --db managed-mariadb --profile-out`: a TPC-C recording
+on a small managed MariaDB writes a profile in the PostgreSQL profiles'
+format — InnoDB's 16 KiB page, the engine named, shares that sum to 1, redo
+only on the writing types, a miss-ratio curve that never rises with the
+buffer pool — which `storlab simulate` runs, warning only when a config
+names another engine. How InnoDB's global counters are dealt to the types
+is checked by hand on a made-up run, without a server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from storlab.db import myprofile
+from storlab.db.mariadb import find_bins
+from storlab.errors import DatabaseError
+
+from conftest import R5_LARGE, db_scenario
+
+
+@pytest.fixture
+def where():
+    d = Path(tempfile.mkdtemp(prefix="storlab-test-"))
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_innodb_counters_are_dealt_by_procedure_time_and_redo_only_to_writers():
+    # Two types in a window: 30 writes of 2 ms in the server and 10 reads
+    # of 4 ms (performance_schema over the whole run: 60 calls, 120 ms; 20
+    # calls, 80 ms). Weights 30 × 2 = 60 and 10 × 4 = 40 ms: the window's
+    # 1000 logical reads go 600 / 400, its 8000 redo bytes all to the
+    # writer; the run dirtied 0.5 pages a transaction, 40 × 0.5 = 20 pages
+    # in the window, all the writer's.
+    run = {"txn": {"w": {"commits": 29, "rollbacks": 1, "lat_mean_us": 9000.0},
+                   "r": {"commits": 10, "rollbacks": 0, "lat_mean_us": 1000.0}},
+           "io_profile": {"transactions": 40, "totals": {"blks_hit": 990.0, "blks_read": 10.0, "wal_bytes": 8000.0,
+                                                         "fsyncs": 25.0}},
+           "program_times": {"w": {"calls": 60, "ms": 120.0}, "r": {"calls": 20, "ms": 80.0},
+                             "dirtied_per_txn": 0.5},
+           "host_cpu": {"busy_s": 9.0, "elapsed_s": 1.0},
+           "server": {"cpu_user_s": 0.1, "cpu_sys_s": 0.0}}
+    out, how = myprofile.split(run, {"r"})
+    assert how == "performance_schema"
+    w, r = out["server"]["per_type"]["w"], out["server"]["per_type"]["r"]
+    assert w["blks_hit"] + w["blks_read"] == pytest.approx(600) and r["blks_hit"] + r["blks_read"] == pytest.approx(400)
+    assert w["wal_bytes"] == pytest.approx(8000) and r["wal_bytes"] == 0
+    assert w["blks_dirtied"] == pytest.approx(20) and r["blks_dirtied"] == 0
+    # The server's CPU, not the machine's: the machine's busy time is gone.
+    assert "host_cpu" not in out and "host_cpu" in run
+    assert out["io_profile"]["totals"]["wal_sync"] == 25
+    # Without procedure times: the client's count × mean latency, 30 × 9
+    # and 10 × 1 ms, so 1000 × 270 / 280 reads for the writer.
+    out, how = myprofile.split({k: v for k, v in run.items() if k != "program_times"}, {"r"})
+    assert how == "client"
+    w = out["server"]["per_type"]["w"]
+    assert w["blks_hit"] + w["blks_read"] == pytest.approx(1000 * 270 / 280)
+
+
+def test_only_tpcc_is_recorded_on_mariadb_and_nothing_runs_first(storlab, where):
+    r = storlab("bench", "db", "--workload", "insert", "--db", "managed-mariadb", "--dir", str(where / "m"),
+                "--rows", "5", "--profile-out", str(where / "p.toml"))
+    assert r.returncode == 1 and "TPC-C only" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (where / "m").exists() and not (where / "p.toml").exists()
+
+
+@pytest.mark.needs_mariadb
+@pytest.mark.slow
+def test_a_recorded_mariadb_profile_has_innodb_figures_and_simulates(storlab, where, scenario):
+    try:
+        find_bins()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    out = where / "tiny.toml"
+    r = storlab("bench", "db", "--db", "managed-mariadb", "--dir", str(where / "m"), "--workload", "tpcc",
+                "--warehouses", "1", "--vus", "1,2", "--rampup", "1", "--duration", "3", "--profile-out", str(out))
+    assert r.returncode == 0, r.stderr
+    # The server is gone with its folder.
+    assert not (where / "m").exists()
+    prof = tomllib.loads(out.read_text())
+    assert prof["data"]["page_bytes"] == 16384  # innodb_page_size's default
+    assert prof["provenance"]["database"].startswith("MariaDB")
+    for name in ("innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_doublewrite", "log_bin",
+                 "sync_binlog", "innodb_io_capacity", "innodb_log_file_size"):
+        assert name in prof["provenance"]["settings"], name
+    assert "--db managed-mariadb" in prof["provenance"]["command"]
+    assert prof["data"]["bytes_per_scale_unit"] > 0 and prof["data"]["fixed_bytes"] > 0  # ITEM
+    txn = {t["name"]: t for t in prof["transaction"]}
+    assert set(txn) == {"new_order", "payment", "delivery", "order_status", "stock_level"}
+    assert abs(sum(t["share"] for t in txn.values()) - 1.0) < 1e-6
+    # New-Order writes an order and its lines: redo. Order-Status and
+    # Stock-Level read only (TPC-C clauses 2.6, 2.8): none of their own.
+    assert txn["new_order"]["wal_bytes"] > 0 and txn["new_order"]["commits"] == 1
+    for ro in ("order_status", "stock_level"):
+        assert txn[ro]["wal_bytes"] <= 0.01 * txn["new_order"]["wal_bytes"] and txn[ro]["commits"] == 0
+    assert all(t["page_accesses"] > 0 and t["cpu_us"] > 0 for t in txn.values())
+    assert txn["payment"]["row_locks"] == [{"rows": "district", "per_unit": 10}, {"rows": "warehouse", "per_unit": 1}]
+    mrc = prof["mrc"]
+    assert len(mrc["cache_fraction"]) >= 3 and mrc["cache_fraction"] == sorted(mrc["cache_fraction"])
+    assert all(0 <= m <= 1 for m in mrc["miss_ratio"])
+    assert all(a >= b for a, b in zip(mrc["miss_ratio"], mrc["miss_ratio"][1:])), mrc
+    # The smallest pool InnoDB takes with 16 KiB pages is 6 MiB.
+    assert mrc["cache_fraction"][0] * prof["data"]["total_bytes"] >= 6 * 2**20 * 0.99
+    conc = prof["concurrency"]
+    assert conc["vus"][0] == 1 and len(conc["penalty"]) == len(conc["vus"]) == len(conc["wal_syncs_per_txn"])
+
+    def simulate(engine: str) -> dict:
+        cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.large"\nengine = "{engine}"')
+        path = scenario(db_scenario(profile=str(out), scale="10", vus="[1, 2]", configs=cfg), name=f"{engine}.toml")
+        res = storlab("simulate", str(path), "--json")
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout)
+
+    same = simulate("mariadb")
+    assert all(x["nopm"] > 0 for x in same["results"]), same["results"]
+    assert not [w for w in same.get("warnings", []) if "simulated with the" in w], same["warnings"]
+    other = simulate("postgres")
+    said = [w for w in other["warnings"] if "simulated with the mariadb profile" in w]
+    assert len(said) == 1 and 'engine = "postgres"' in said[0], other["warnings"]
