@@ -8,6 +8,8 @@ import csv
 import io
 import json
 
+import pytest
+
 from conftest import EXAMPLES
 
 GP2 = """
@@ -174,3 +176,23 @@ def test_qd1_latency_follows_the_published_measurements(storlab, scenario):
     for job, mean, iops in (("RND4K-Q1T1-read", 3188, 313.1), ("RND4K-Q1T1-write", 5109, 195.5)):
         p = got[("p30", job)]
         assert near(p["lat_mean_us"], mean, 0.05) and near(p["iops"], iops, 0.05), p
+
+
+def test_a_mixed_job_gives_each_direction_its_mean_and_p99(storlab, scenario):
+    # 70 % reads of 8 KiB, 16 in flight, on gp3 at its 3,000 IOPS: reads and
+    # writes drawn from the device's two service times. Each I/O is a read
+    # or a write, so the job's mean is the two means weighted by their IOPS,
+    # and its p99 (the mixture's) lies between the two directions' p99s.
+    path = scenario('[workload]\n[[workload.jobs]]\nname = "oltp"\nrw = "randrw"\nrwmixread = 70\nbs = "8k"\n'
+                    'iodepth = 16\nruntime_s = 10\n[configs.gp3]\nhost = "aws/ec2/r5.large"\n[[configs.gp3.pools]]\n'
+                    'device = "aws/ebs/gp3"\nsize_gib = 200\n')
+    r = storlab("simulate", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    x = json.loads(r.stdout)["results"][0]
+    weighted = (x["read_iops"] * x["read_lat_mean_us"] + x["write_iops"] * x["write_lat_mean_us"]) / x["iops"]
+    assert weighted == pytest.approx(x["lat_mean_us"], rel=0.005)
+    lo, hi = sorted((x["read_lat_p99_us"], x["write_lat_p99_us"]))
+    assert lo * 0.99 <= x["lat_p99_us"] <= hi * 1.01, x
+    assert x["read_lat_p99_us"] > 0 and x["write_lat_p99_us"] > 0
+    table = storlab("simulate", str(path)).stdout
+    assert "reads " in table and "writes " in table

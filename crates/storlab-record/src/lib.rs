@@ -217,6 +217,11 @@ pub enum JobExtra {
 pub struct SimJob {
     pub read_lat_mean_us: f64,
     pub write_lat_mean_us: f64,
+    /// Each direction's p99, µs (0 where the job has none of it).
+    #[serde(default)]
+    pub read_lat_p99_us: f64,
+    #[serde(default)]
+    pub write_lat_p99_us: f64,
     /// I/Os completed in the window.
     pub ios: u64,
     pub start_s: f64,

@@ -302,6 +302,9 @@ pub struct JobResult {
     pub latency: storlab_stats::LatencySummary,
     pub read_lat_mean_us: f64,
     pub write_lat_mean_us: f64,
+    /// Each direction's p99 (0 where the job has none of it).
+    pub read_lat_p99_us: f64,
+    pub write_lat_p99_us: f64,
     pub binding: String,
     pub ios: u64,
     /// I/Os kept in flight (iodepth × numjobs).
@@ -381,6 +384,8 @@ impl SimRecord {
                 extra: Some(JobExtra::Sim(SimJob {
                     read_lat_mean_us: r.read_lat_mean_us,
                     write_lat_mean_us: r.write_lat_mean_us,
+                    read_lat_p99_us: r.read_lat_p99_us,
+                    write_lat_p99_us: r.write_lat_p99_us,
                     ios: r.ios,
                     start_s: r.start_s,
                     cache_hit_ratio: r.cache_hit_ratio,
@@ -529,6 +534,8 @@ fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &Pa
         latency: o.hist.summary().rounded(3),
         read_lat_mean_us: round(o.read_hist.mean_us(), 3),
         write_lat_mean_us: round(o.write_hist.mean_us(), 3),
+        read_lat_p99_us: round(o.read_hist.quantile_us(0.99), 3),
+        write_lat_p99_us: round(o.write_hist.quantile_us(0.99), 3),
         binding,
         ios: o.ios,
         outstanding,

@@ -18,6 +18,7 @@ CSV_FIELDS = [
     "config", "job", "pool", "iops", "bw_bytes_s", "read_iops", "write_iops",
     "lat_mean_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_p9999_us", "lat_max_us",
     "outstanding", "ios", "start_s", "runtime_s", "arrival_iops", "dropped", "binding",
+    "read_lat_mean_us", "read_lat_p99_us", "write_lat_mean_us", "write_lat_p99_us",
 ]
 
 # Default start of the simulated clock in CloudWatch output: fixed, so the
@@ -208,6 +209,11 @@ def results_table(record: dict[str, Any]) -> Group:
                 continue
             cell = Text(f"{r['iops']:,.0f} IOPS  {r['bw_bytes_s'] / 1e6:,.1f} MB/s", style="bold")
             cell.append(f"\nlatency {latency(r['lat_mean_us'])} mean, {latency(r['lat_p99_us'])} p99")
+            if r.get("read_iops") and r.get("write_iops") and r.get("read_lat_p99_us") is not None:
+                # A mix: each direction on its own line (reads and writes
+                # queue apart and a device serves them at different speeds).
+                for d in ("read", "write"):
+                    cell.append(f"\n  {d}s {latency(r[f'{d}_lat_mean_us'])} mean, {latency(r[f'{d}_lat_p99_us'])} p99")
             if r.get("dropped"):
                 cell.append(f"\n{r['dropped']:,} arrivals dropped (open-loop queue full)", style="yellow")
             cell.append("\n" + with_mb_s(r["binding"]), style="dim")
