@@ -89,6 +89,9 @@ def test_a_recorded_mariadb_profile_has_innodb_figures_and_simulates(storlab, wh
                  "sync_binlog", "innodb_io_capacity", "innodb_log_file_size"):
         assert name in prof["provenance"]["settings"], name
     assert "--db managed-mariadb" in prof["provenance"]["command"]
+    # The managed server runs without a binary log (log_bin OFF): no binlog bytes.
+    assert prof["provenance"]["settings"]["log_bin"] == "OFF"
+    assert prof["provenance"]["write_path"]["binlog_bytes_per_txn"] == 0
     assert prof["data"]["bytes_per_scale_unit"] > 0 and prof["data"]["fixed_bytes"] > 0  # ITEM
     txn = {t["name"]: t for t in prof["transaction"]}
     assert set(txn) == {"new_order", "payment", "delivery", "order_status", "stock_level"}

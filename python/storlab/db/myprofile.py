@@ -208,6 +208,28 @@ def split(run: dict[str, Any], read_only: set[str]) -> tuple[dict[str, Any], str
     return out, how
 
 
+def write_path(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the server's write path did over the sweep's windows, for
+    diagnosis (the model does not read it yet): doublewrite copies per page
+    written, the binary log's bytes per transaction, redo bytes per log
+    write request."""
+    tot: dict[str, float] = {}
+    n = 0.0
+    for r in runs:
+        io = r.get("io_profile") or {}
+        n += io.get("transactions") or 0
+        for k, v in (io.get("totals") or {}).items():
+            tot[k] = tot.get(k, 0.0) + v
+    pages = tot.get("innodb_pages_written", 0.0)
+    out = {"transactions": n,
+           "doublewrite_pages_per_page_written": tot.get("innodb_dblwr_pages_written", 0.0) / pages if pages else 0.0,
+           "binlog_bytes_per_txn": tot.get("binlog_bytes_written", 0.0) / n if n else 0.0,
+           "data_fsyncs_per_txn": tot.get("fsyncs", 0.0) / n if n else 0.0,
+           "method": "SHOW GLOBAL STATUS over the sweep's windows: Innodb_dblwr_pages_written / Innodb_pages_written, "
+                     "Binlog_bytes_written and Innodb_data_fsyncs per transaction"}
+    return out
+
+
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
              fractions: tuple[float, ...] = base.CACHE_FRACTIONS) -> list[tuple[float, float]]:
     """One run per buffer-pool size: the server restarted with
@@ -293,8 +315,9 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         "Innodb_os_log_written and pages_dirtied from the growth of Innodb_buffer_pool_pages_dirty plus "
         "Innodb_buffer_pool_pages_flushed over the writing types only; cpu_us the CPU of mariadbd's threads "
         "(/proc), dealt the same way")
-    prov["not_recorded"] = ("the write-back curve ([writeback]: InnoDB flushes adaptively, not by checkpoint) and "
-                            "the users' wait for their client (client_wait_us)")
+    prov["not_recorded"] = ("the write-back curve ([writeback]: InnoDB flushes adaptively, not by checkpoint), "
+                            "the users' wait for their client (client_wait_us) and wal_sync_us")
+    prov["write_path"] = write_path(runs)
     if cpu_reference:
         prov["cpu_reference"] = cpu_reference
     prof = base.build(name=path.stem, workload="tpcc", kind="tpcc", scale=scale, scale_unit="warehouse",
