@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import run
 
 from storlab import api
 
@@ -39,6 +40,18 @@ def prices(name: str) -> dict[str, float]:
     """usd_hour by instance or size (the price tables' second column)."""
     lines = [ln for ln in (TABLES / name).read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
     return {c[1]: float(c[3]) for c in (ln.split("\t") for ln in lines[1:])}
+
+
+def priced(name: str) -> dict[tuple[str, str], float]:
+    """usd_hour by (instance or size, licence)."""
+    lines = [ln for ln in (TABLES / name).read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    return {(c[1], c[2]): float(c[3]) for c in (ln.split("\t") for ln in lines[1:])}
+
+
+def vcpus_of(name: str) -> int:
+    tables = ("ec2-memory-optimized.tsv", "ec2-general-purpose.tsv", "ec2-compute-optimized.tsv", "ec2-specs-2024.tsv")
+    sizes = {k: v for t in tables for k, v in table(t).items()}
+    return int(sizes[name]["vcpus"])
 
 
 def value(v):
@@ -74,10 +87,20 @@ def test_hand_written_ids_and_prices_are_not_generated_again():
         ids = [h["id"] for h in data["host"]]
         assert len(ids) == len(set(ids))
         assert not set(ids) & set(hand), name
-        # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge/32xlarge and the
-        # ten Esv5/Edsv5 sizes of the hand-written files are in the tables.
-        priced = [p["item"] for p in data["price"]]
-        assert not set(priced) & set(hand), name
+        # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge/32xlarge, the
+        # ten Esv5/Edsv5 sizes and DS4_v2/DS14_v2 of the hand-written files are
+        # in the tables: their hosts are not generated again, nor a price the
+        # hand-written files give; the prices they lack (eu-west-1,
+        # westeurope) are generated.
+        keys = [(p["region"], p["item"], p.get("license", "")) for p in data["price"]]
+        assert len(keys) == len(set(keys)), name
+        hand_prices = {(p["region"], p["item"], p.get("license", ""))
+                       for f in ("aws-ec2.toml", "azure.toml")
+                       for p in tomllib.loads((CATALOG / f).read_text(encoding="utf-8"))["price"]}
+        assert not set(keys) & hand_prices, name
+    ec2 = tomllib.loads((CATALOG / "aws-ec2-families.toml").read_text(encoding="utf-8"))
+    assert {"region": "aws/eu-west-1", "item": "aws/ec2/m5.xlarge", "unit": "hour", "license": "windows",
+            "usd": 0.398, "src": "price-list-extract-euw1"} in ec2["price"]
 
 
 def test_every_table_names_its_source():
@@ -85,6 +108,10 @@ def test_every_table_names_its_source():
         head = [ln for ln in p.read_text(encoding="utf-8").splitlines() if ln.startswith("#")]
         keys = {m.group(1): m.group(2) for m in (re.match(r"# (source|url|date): (.+)", ln) for ln in head) if m}
         assert set(keys) == {"source", "url", "date"}, p.name
+        if keys["url"].startswith("https://"):
+            # A vendor page that no repository keeps: when it was read.
+            assert re.fullmatch(r"current page, read \d{4}", keys["date"]), p.name
+            continue
         # A repository source is pinned to a commit.
         assert re.search(r"@[0-9a-f]{40}$", keys["url"]), p.name
         assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", keys["date"]), p.name
@@ -181,6 +208,19 @@ def test_tables_agree_with_the_hand_written_entries():
             assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gb"]), int(r["max_data_disks"])), size
             assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
     assert checked == 10
+    checked = 0
+    for t in ("azure-dsv2.tsv", "azure-dsv2-memory.tsv"):
+        for size, r in table(t).items():
+            h = cat.get(f"azure/vm/{size}")
+            if h is None:
+                continue
+            checked += 1
+            assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
+            assert (h["cached"]["iops"], h["cached"]["mb_s"], h["cached"]["cache_gib"]) == \
+                (int(r["cached_iops"]), int(r["cached_mb_s"]), int(r["cache_gib"])), size
+            assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gib"]), int(r["max_data_disks"])), size
+            assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
+    assert checked == 2  # Standard_DS4_v2, Standard_DS14_v2
 
 
 def test_prices_read_by_hand():
@@ -193,11 +233,12 @@ def test_prices_read_by_hand():
     assert az["Standard_E20s_v5"] == 1.26
     # The sizes of these families are priced per vCPU: each price is the
     # smallest size's × (vCPUs / 2) (r6i.4xlarge: 0.126 × 16 / 2 = 1.008).
-    vcpus = {**table("ec2-memory-optimized.tsv"), **table("ec2-general-purpose.tsv")}
-    for fam in ("r5", "m5", "r6i", "m6i"):
+    for fam in ("r5", "m5", "r6i", "m6i", "m7i", "c7i", "r7i"):
         for name, usd in ec2.items():
             if name.split(".")[0] == fam:
-                assert usd == pytest.approx(ec2[f"{fam}.large"] * int(vcpus[name]["vcpus"]) / 2, abs=1e-9), name
+                assert usd == pytest.approx(ec2[f"{fam}.large"] * vcpus_of(name) / 2, abs=1e-9), name
+    # "m7i.48xlarge": 9.676800 = 0.1008 x 192 / 2.
+    assert ec2["m7i.48xlarge"] == 9.6768
 
 
 def test_windows_prices_are_linux_plus_the_per_vcpu_licence_fee():
@@ -207,10 +248,9 @@ def test_windows_prices_are_linux_plus_the_per_vcpu_licence_fee():
     # 1.744. Every transcribed Windows price must agree with its Linux price
     # so, which a slip in either table breaks.
     linux, windows = prices("ec2-prices.tsv"), prices("ec2-prices-windows.tsv")
-    vcpus = {**table("ec2-memory-optimized.tsv"), **table("ec2-general-purpose.tsv"), **table("ec2-compute-optimized.tsv")}
-    assert len(windows) == 66  # every size of the eight families
+    assert len(windows) == 66 + 36  # every size of the twelve families
     for name, usd in windows.items():
-        assert usd == pytest.approx(linux[name] + int(vcpus[name]["vcpus"]) * 0.046, abs=1e-9), name
+        assert usd == pytest.approx(linux[name] + vcpus_of(name) * 0.046, abs=1e-9), name
     assert windows["r6i.4xlarge"] == 1.744
     # The hand-written Windows prices of r5.large, m5.xlarge, r5b.24xlarge and
     # x2iedn.32xlarge (0.218, 0.376, 11.568, 32.564) are the same rows.
@@ -226,7 +266,7 @@ def test_us_west_2_prices_read_by_hand():
     lines = [ln.split("\t") for ln in (TABLES / "ec2-prices-usw2.tsv").read_text(encoding="utf-8").splitlines()
              if ln.startswith("aws/")]
     usw2 = {(c[1], c[2]): float(c[3]) for c in lines}
-    assert len(usw2) == len(lines) == 132
+    assert len(usw2) == len(lines) == 2 * (66 + 36)
     assert (usw2[("r6i.4xlarge", "linux")], usw2[("r6i.4xlarge", "windows")]) == (1.008, 1.744)
     use1 = {**{(k, "linux"): v for k, v in prices("ec2-prices.tsv").items()},
             **{(k, "windows"): v for k, v in prices("ec2-prices-windows.tsv").items()}}
@@ -235,6 +275,121 @@ def test_us_west_2_prices_read_by_hand():
     # $0.192 / $0.376, r5.large $0.126 / $0.218) are the same rows.
     assert (usw2[("m5.xlarge", "linux")], usw2[("m5.xlarge", "windows")]) == (0.192, 0.376)
     assert (usw2[("r5.large", "linux")], usw2[("r5.large", "windows")]) == (0.126, 0.218)
+
+
+def test_2024_ec2_rows_read_by_hand():
+    # ec2-types.pdf@fc702f1e (the Instance Types guide, 2024-08-08),
+    # "Amazon EBS specifications", page 65:
+    # "m7i.large 1 650.00 / 10000.00 81.25 / 1250.00 3600.00 / 40000.00 ✓ default";
+    # page 72: "m7i.48xlarge 40000.00 5000.00 240000.00 ✓ default"
+    ebs = table("ec2-ebs-2024.tsv")
+    r = ebs["m7i.large"]
+    assert [r[k] for k in ("burst", "baseline_mbps", "max_mbps", "baseline_mb_s", "max_mb_s", "baseline_iops", "max_iops")] \
+        == ["*", "650.00", "10000.00", "81.25", "1250.00", "3600.00", "40000.00"]
+    r = ebs["m7i.48xlarge"]
+    assert (r["burst"], r["max_mbps"], r["max_mb_s"], r["max_iops"]) == ("", "40000.00", "5000.00", "240000.00")
+    # "c7i.4xlarge 1 5000.00 / 10000.00 625.00 / 1250.00 20000.00 / 40000.00 ✓ default"
+    r = ebs["c7i.4xlarge"]
+    assert (r["burst"], r["baseline_iops"], r["max_iops"], r["baseline_mb_s"]) == ("*", "20000.00", "40000.00", "625.00")
+    # "r7i.24xlarge 30000.00 3750.00 120000.00 ✓ default"
+    assert (ebs["r7i.24xlarge"]["max_iops"], ebs["r7i.24xlarge"]["max_mb_s"]) == ("120000.00", "3750.00")
+    # "i4i.large 1 625.00 / 10000.00 78.12 / 1250.00 2500.00 / 40000.00 ✓ default"
+    r = ebs["i4i.large"]
+    assert (r["baseline_mbps"], r["baseline_mb_s"], r["baseline_iops"], r["max_iops"]) == ("625.00", "78.12", "2500.00", "40000.00")
+    # "Performance specifications": "r7i.48xlarge ✗ 1536.00 Intel Xeon Sapphire Rapids 192 96 2",
+    # "c7i.large ✗ 4.00 Intel Xeon Sapphire Rapids 2 1 2", "i4i.32xlarge ✗ 1024.00 Intel Xeon Ice Lake 128 64 2";
+    # "Network specifications": "i4i.2xlarge 1 4.687 / 12.0", "i4i.12xlarge 28.12 Gigabit"
+    specs = table("ec2-specs-2024.tsv")
+    assert (specs["r7i.48xlarge"]["vcpus"], specs["r7i.48xlarge"]["memory_gib"]) == ("192", "1536.00")
+    assert (specs["c7i.large"]["vcpus"], specs["c7i.large"]["memory_gib"]) == ("2", "4.00")
+    assert (specs["i4i.32xlarge"]["vcpus"], specs["i4i.32xlarge"]["memory_gib"]) == ("128", "1024.00")
+    r = specs["i4i.2xlarge"]
+    assert (r["credit"], r["baseline_gbps"], r["burst_gbps"]) == ("†", "4.687", "12.0")
+    assert (specs["i4i.12xlarge"]["network_performance"], specs["i4i.12xlarge"]["credit"]) == ("28.12 Gigabit", "")
+    # "Instance store specifications": "i4i.large 1 x 468 GB NVMe SSD 50,000 / 27,500",
+    # "i4i.32xlarge 8 x 3750 GB NVMe SSD 3,200,000 / 1,760,000"
+    store = table("ec2-instance-store-2024.tsv")
+    assert [store["i4i.large"][k] for k in ("volumes", "size_gb", "read_iops", "write_iops")] == ["1", "468", "50000", "27500"]
+    assert [store["i4i.32xlarge"][k] for k in ("volumes", "size_gb", "read_iops", "write_iops")] == ["8", "3750", "3200000", "1760000"]
+    # Every size of the four families but .metal, in the three tables alike.
+    want = {f"{f}.{s}" for f in ("m7i", "c7i", "r7i")
+            for s in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")}
+    want |= {f"i4i.{s}" for s in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge")}
+    assert set(ebs) == set(specs) == want
+    assert set(store) == {n for n in want if n.startswith("i4i.")}
+
+
+def test_volume_limits_read_by_hand():
+    # volume_limits.html, "Dedicated EBS volume limit": "medium | large |
+    # xlarge | 2xlarge | 4xlarge | 8xlarge | 12xlarge 32", "16xlarge 48",
+    # "24xlarge 64", "32xlarge 88", "48xlarge 128".
+    lim = table("ec2-volume-limits.tsv")
+    assert {s: r["max_ebs_volumes"] for s, r in lim.items() if s in ("large", "12xlarge", "16xlarge", "24xlarge", "48xlarge")} \
+        == {"large": "32", "12xlarge": "32", "16xlarge": "48", "24xlarge": "64", "48xlarge": "128"}
+
+
+def test_2024_azure_rows_read_by_hand():
+    # mv2-series.md@28da8f72, remote storage tab: "| Standard_M416ms_v2 | 64 |
+    # 80,000 | 2,000 |"; basics "| Standard_M416ms_v2 | 416 | 11,400 |";
+    # network "| Standard_M416ms_v2 | 8 | 32,000 |"; local storage
+    # "| Standard_M208s_v2 | 1 | 4,096 | 80,000 | 800 | 7,040 |"
+    mv2 = table("azure-mv2.tsv")
+    r = mv2["Standard_M416ms_v2"]
+    assert [r[k] for k in ("vcpus", "memory_gib", "max_data_disks", "uncached_iops", "uncached_mb_s", "burst_iops", "network_mbps")] \
+        == ["416", "11400", "64", "80000", "2000", "", "32000"]
+    r = mv2["Standard_M208s_v2"]
+    assert [r[k] for k in ("temp_gib", "temp_rr_iops", "temp_rr_mb_s", "temp_cache_gib")] == ["4096", "80000", "800", "7040"]
+    # dv2-dsv2-series.md@04454a64: "| Standard_DS1_v2 | 1 | 3.5 | 7 | 4 | 4000/32 (43) | 3200/48 | 2|750 |"
+    r = table("azure-dsv2.tsv")["Standard_DS1_v2"]
+    assert [r[k] for k in ("vcpus", "memory_gib", "temp_gib", "max_data_disks", "cached_iops", "cached_mb_s", "cache_gib",
+                           "uncached_iops", "uncached_mb_s", "network_mbps")] == \
+        ["1", "3.5", "7", "4", "4000", "32", "43", "3200", "48", "750"]
+    # dv2-dsv2-series-memory.md@1dc6d3b8: "| Standard_DS15_v2 | 20 | 140 | 280 | 64 | 80000/640 (720) | 64000/960 | 8|25000 |"
+    r = table("azure-dsv2-memory.tsv")["Standard_DS15_v2"]
+    assert [r[k] for k in ("vcpus", "memory_gib", "cached_iops", "cache_gib", "uncached_iops", "uncached_mb_s", "network_mbps")] == \
+        ["20", "140", "80000", "720", "64000", "960", "25000"]
+    # ev3-esv3-series.md@680de971: "| Standard_E48s_v3 | 48 | 384 | 768 | 32 |
+    # 96000/768 (1200) | 76800/1152 | 80000/2000 | 8/24000 |"
+    r = table("azure-esv3.tsv")["Standard_E48s_v3"]
+    assert [r[k] for k in ("vcpus", "memory_gib", "temp_gib", "max_data_disks", "cached_iops", "cached_mb_s", "cache_gib",
+                           "uncached_iops", "uncached_mb_s", "burst_iops", "burst_mb_s", "network_mbps")] == \
+        ["48", "384", "768", "32", "96000", "768", "1200", "76800", "1152", "80000", "2000", "24000"]
+    assert len(mv2) == 5 and len(table("azure-esv3.tsv")) == 9
+    assert len(table("azure-dsv2.tsv")) == len(table("azure-dsv2-memory.tsv")) == 5
+
+
+def test_third_region_prices_read_by_hand():
+    # eu-west-1.json@104f716e: {"instanceType":"r6i.4xlarge","os":"Linux",...,
+    # "pricePerHour":1.128} and "Windows" 1.864; m7i.large 0.11235 / 0.20435;
+    # i4i.32xlarge 12.1088 / 17.9968; t3.medium 0.0456 / 0.064.
+    euw1 = priced("ec2-prices-euw1.tsv")
+    assert (euw1[("r6i.4xlarge", "linux")], euw1[("r6i.4xlarge", "windows")]) == (1.128, 1.864)
+    assert (euw1[("m7i.large", "linux")], euw1[("m7i.large", "windows")]) == (0.11235, 0.20435)
+    assert (euw1[("i4i.32xlarge", "linux")], euw1[("i4i.32xlarge", "windows")]) == (12.1088, 17.9968)
+    assert (euw1[("t3.medium", "linux")], euw1[("t3.medium", "windows")]) == (0.0456, 0.064)
+    # Every size of the twelve families and the hand-written t3.medium,
+    # m4.2xlarge and r5dn.24xlarge, Linux and Windows.
+    assert len(euw1) == 2 * (66 + 36 + 3)
+    # Windows = Linux + vCPUs x $0.046 (ec2ug-optimize-cpu-license-fees) in
+    # eu-west-1 too, but for the burstable t3.medium.
+    hand = {"m4.2xlarge": 8, "r5dn.24xlarge": 96}
+    for (name, lic), usd in euw1.items():
+        if lic == "windows" and name != "t3.medium":
+            n = hand.get(name) or vcpus_of(name)
+            assert usd == pytest.approx(euw1[(name, "linux")] + n * 0.046, abs=1e-9), name
+    # The new families' us-west-2 rows equal us-east-1's, as the older ones do.
+    usw2, use1 = priced("ec2-prices-usw2.tsv"), priced("ec2-prices-windows.tsv")
+    assert (usw2[("r7i.48xlarge", "linux")], usw2[("r7i.48xlarge", "windows")]) == (12.7008, 21.5328)
+    assert use1[("r7i.48xlarge", "windows")] == 21.5328
+    # zz_generated.pricing.go@2b431da1, westeurope: "Standard_M416ms_v2":
+    # 118.980000, "Standard_DS4_v2": 0.544000, "Standard_E16s_v5": 1.216000
+    weu = prices("azure-prices-westeurope.tsv")
+    assert (weu["Standard_M416ms_v2"], weu["Standard_DS4_v2"], weu["Standard_E16s_v5"]) == (118.98, 0.544, 1.216)
+    # eastus: "Standard_E64s_v3": 3.629000, "Standard_M208s_v2": 22.310000
+    eus = prices("azure-prices.tsv")
+    assert (eus["Standard_E64s_v3"], eus["Standard_M208s_v2"]) == (3.629, 22.31)
+    azure_sizes = {s for t in sorted(TABLES.glob("azure-*.tsv")) if "prices" not in t.name for s in table(t.name)}
+    assert set(weu) == set(eus) == azure_sizes and len(azure_sizes) == 68
 
 
 # ------------------------------------------------------------------ the catalog
@@ -284,3 +439,87 @@ throughput_mib_s = 1000
     # 730 h × $1.008 = $735.84 for the instance.
     host = [i for i in c["cost_breakdown"] if i["item"].startswith("aws/ec2/r6i.4xlarge")]
     assert [i["usd"] for i in host] == [pytest.approx(735.84)]
+
+
+def test_an_i4i_host_comes_with_its_instance_store(limits_json, scenario):
+    # ec2-types.pdf@fc702f1e, "Instance store specifications":
+    # "i4i.16xlarge 4 x 3750 GB NVMe SSD 1,600,000 / 880,000": per volume
+    # 1,600,000 / 4 = 400,000 reads and 880,000 / 4 = 220,000 writes a second.
+    h = api.catalog_entry("aws/ec2/i4i.16xlarge")["entry"]
+    assert h["instance_store"] == {"device": "aws/ec2/instance-store/i4i-3750gb", "count": 4}
+    d = api.catalog_entry("aws/ec2/instance-store/i4i-3750gb")["entry"]
+    assert (d["kind"], value(d["directional"]["read_iops"]), value(d["directional"]["write_iops"])) == ("local", 400000, 220000)
+    # 3,750 GB = 3,750 x 10^9 / 2^30 = 3,492.5 GiB, whole GiB down.
+    assert value(d["size_gib"]["fixed"]) == 3492
+    c = limits_json(scenario("""
+title = "i4i.8xlarge, its two instance-store volumes striped"
+region = "aws/eu-west-1"
+[configs.store]
+host = "aws/ec2/i4i.8xlarge"
+[[configs.store.pools]]
+device = "aws/ec2/instance-store/i4i-3750gb"
+count = 2
+layout = "stripe"
+"""))["configs"][0]
+    # "i4i.8xlarge 2 x 3750 GB NVMe SSD 800,000 / 440,000" for the two together.
+    assert (c["ceilings"]["rand4k_read_iops"], c["ceilings"]["rand4k_write_iops"]) == (800000, 440000)
+    # eu-west-1.json@104f716e: i4i.8xlarge Linux 3.027 an hour; 730 h = $2,209.71.
+    assert [i["usd"] for i in c["cost_breakdown"]] == [pytest.approx(2209.71)]
+
+
+def test_volume_limits_of_the_new_families(scenario):
+    def gp3(host: str, count: int) -> subprocess.CompletedProcess:
+        layout = 'layout = "spread"\n' if count > 1 else ""
+        return run("limits", str(scenario(f'[configs.a]\nhost = "aws/ec2/{host}"\n[[configs.a.pools]]\n'
+                                          f'device = "aws/ebs/gp3"\nsize_gib = 100\ncount = {count}\n{layout}')), "--json")
+    # m7i.large: a dedicated limit of 32 EBS volumes (volume_limits.html),
+    # the root volume one of them: 31 data volumes.
+    assert gp3("m7i.large", 31).returncode == 0
+    r = gp3("m7i.large", 32)
+    assert r.returncode != 0 and "32 EBS volumes" in r.stderr
+    # i4i.8xlarge: 28 shared attachments - 1 network interface - 1 root
+    # volume - 2 instance-store volumes = 24 data volumes.
+    assert gp3("i4i.8xlarge", 24).returncode == 0
+    r = gp3("i4i.8xlarge", 25)
+    assert r.returncode != 0 and "2 instance-store volumes" in r.stderr
+
+
+def test_a_new_azure_host_in_west_europe(limits_json, scenario):
+    c = limits_json(scenario("""
+title = "M208s_v2, 8 x P30"
+region = "azure/westeurope"
+[configs.m]
+host = "azure/vm/Standard_M208s_v2"
+[[configs.m.pools]]
+device = "azure/premium-ssd/P30"
+count = 8
+layout = "stripe"
+"""))["configs"][0]
+    # mv2-series.md@28da8f72: uncached 40,000 IOPS / 1,000 MB/s; 8 x P30 give
+    # 8 x 5,000 = 40,000 IOPS: the VM and the disks bind together.
+    assert c["ceilings"]["rand4k_read_iops"] == 40000
+    assert c["ceilings"]["seq1m_read_bytes_s"] == 1_000_000_000
+    # westeurope 26.772 an hour x 730 h = $19,543.56; P30 has no West Europe
+    # price in the catalog: listed, not guessed.
+    host = [i for i in c["cost_breakdown"] if i["item"].startswith("azure/vm/")]
+    assert [i["usd"] for i in host] == [pytest.approx(19543.56)]
+    assert any(i["usd"] is None for i in c["cost_breakdown"])
+
+
+def test_the_catalog_reference_lists_what_the_tables_hold():
+    doc = (ROOT / "docs" / "catalog.md").read_text(encoding="utf-8")
+    section = doc.split("## What the catalog holds", 1)[1].split("\n## ", 1)[0]
+    families = [f for t in ("ec2-families.tsv", "ec2-families-2024.tsv") for f in table(t)]
+    assert len(families) == 12
+    for f in families:
+        assert re.search(rf"\b{f}\b", section), f
+    for series in ("Dsv5", "Ddsv5", "DSv2", "Esv5", "Edsv5", "Ebsv5", "Esv3", "Mv2"):
+        assert series in section, series
+    lim = table("ec2-volume-limits.tsv")
+    said = re.search(r"\((\d+) up to 12xlarge, (\d+) for 16xlarge, (\d+) for\s+24xlarge, (\d+) for 48xlarge", section)
+    assert said and said.groups() == tuple(lim[s]["max_ebs_volumes"] for s in ("12xlarge", "16xlarge", "24xlarge", "48xlarge"))
+    regions = {ln.split("\t")[0] for t in TABLES.glob("*prices*.tsv") for ln in t.read_text(encoding="utf-8").splitlines()
+               if ln.startswith(("aws/", "azure/"))}
+    assert regions == {"aws/us-east-1", "aws/us-west-2", "aws/eu-west-1", "azure/eastus", "azure/westeurope"}
+    for r in regions:
+        assert r.split("/")[1] in section, r
