@@ -356,3 +356,22 @@ def test_a_rust_panic_is_one_internal_error_line_never_a_traceback(tmp_path):
     assert len(err.splitlines()) == 1 and err.startswith("error: internal error ("), err
     assert "STORLAB_FAULT=panic" in err and "--debug" in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("region,config_region,words", [
+    ("aws/us-eats-1", None, ("s.toml: region:", "unknown region 'aws/us-eats-1'", "nearest valid value 'aws/us-east-1'")),
+    ("azure/eastus", None, ("s.toml: region:", "region 'azure/eastus' is Azure's", "aws/ec2/t3.medium is an AWS host",
+                            "nearest valid value 'aws/")),
+    (None, "azure/eastus", ("configs.a.region", "is an AWS host")),
+])
+def test_a_misspelt_region_or_another_clouds_is_refused_before_running(storlab, scenario, region, config_region, words):
+    # Without the check, a misspelt region leaves every price out and an AWS
+    # host in an Azure region runs as if priced nowhere: both silently.
+    top = f'region = "{region}"\n' if region else ""
+    cfg = T3 + ('device = "aws/ebs/gp3"\nsize_gib = 100\n')
+    if config_region:
+        cfg = cfg.replace('[[configs.a.pools]]', f'region = "{config_region}"\n[[configs.a.pools]]')
+    path = scenario(top + '[workload]\nprofile = "cdm-default"\n' + cfg)
+    fails(storlab, path, *words)
+    r = storlab("simulate", str(path), "--duration", "1")
+    assert r.returncode == 1 and words[-1] in r.stderr, r.stderr

@@ -229,6 +229,40 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
     sc.configs.iter().map(|(name, c)| resolve(cat, file, name, c, sc.region.as_deref())).collect()
 }
 
+fn cloud_name(vendor: &str) -> &str {
+    match vendor {
+        "aws" => "AWS",
+        "azure" => "Azure",
+        other => other,
+    }
+}
+
+/// A region the catalog prices (a misspelt one would leave every price
+/// out without a word), of the host's own cloud: an AWS host has no price
+/// in an Azure region. Hosts of no cloud (`local/...`) go anywhere.
+fn check_region(cat: &Catalog, file: &str, entry: &str, cfg: &ConfigSpec, region: Option<&str>) -> Result<()> {
+    let (at, r) = match (&cfg.region, region) {
+        (Some(r), _) => (Location::new(file, entry, "region"), r.as_str()),
+        (None, Some(r)) => (Location::new(file, "region", ""), r),
+        (None, None) => return Ok(()),
+    };
+    let regions = cat.regions();
+    if !regions.iter().any(|x| x == r) {
+        let near = crate::error::nearest(r, regions.iter().map(String::as_str)).or_else(|| regions.first().cloned()).unwrap_or_default();
+        return Err(ModelError::invalid(at, format!("unknown region '{r}' — nearest valid value '{near}' (regions the catalog prices: {})", regions.join(", "))));
+    }
+    let cloud = vendor(&cfg.host);
+    if matches!(cloud, "aws" | "azure") && vendor(r) != cloud {
+        let own: Vec<&str> = regions.iter().map(String::as_str).filter(|x| vendor(x) == cloud).collect();
+        let near = crate::error::nearest(r, own.iter().copied()).or_else(|| own.first().map(|s| s.to_string())).unwrap_or_default();
+        return Err(ModelError::invalid(
+            at,
+            format!("region '{r}' is {}'s, and {} is an {} host — nearest valid value '{near}'", cloud_name(vendor(r)), cfg.host, cloud_name(cloud)),
+        ));
+    }
+    Ok(())
+}
+
 pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: Option<&str>) -> Result<Deployment> {
     let entry = format!("configs.{name}");
     let hspec = cat.host(&cfg.host, Location::new(file, &entry, "host"))?;
@@ -265,6 +299,8 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
             l
         }
     };
+
+    check_region(cat, file, &entry, cfg, region)?;
 
     let mut warnings = Vec::new();
     let mut assumptions = Vec::new();
