@@ -309,7 +309,7 @@ mod tests {
     /// mistake one engine's fields for another's.
     #[test]
     fn every_engine_round_trips() {
-        let sim = SimJob { read_lat_mean_us: 1.0, write_lat_mean_us: 0.0, ios: 15_000, start_s: 0.0, cache_hit_ratio: 0.0, arrival_iops: None, dropped: 0, jobs: Some(2) };
+        let sim = SimJob { read_lat_mean_us: 1.0, write_lat_mean_us: 0.0, read_lat_p99_us: 2.0, write_lat_p99_us: 0.0, ios: 15_000, start_s: 0.0, cache_hit_ratio: 0.0, arrival_iops: None, dropped: 0, jobs: Some(2) };
         let disk = DiskJob { runs: 5, mean_iops: 2900.0, mean_bw_bytes_s: 1.0, usr_cpu_s: 0.1, sys_cpu_s: 0.2, cpu_us_per_io: 2.0, engine: "io_uring".into() };
         let db = DbJob { vus: 4, nopm: Some(1000.0), tpm: Some(2300.0), ..DbJob::default() };
         let mut records = Vec::new();
