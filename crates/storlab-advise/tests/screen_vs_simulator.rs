@@ -5,26 +5,13 @@
 //! close the bound came (simulated / bound): near 1 where a cap or the
 //! I/Os in flight bind, lower where buckets drain or queues form.
 
-use std::path::PathBuf;
+// The simulator's test helpers: the shipped catalog, the repository root,
+// a scenario with a CrystalDiskMark preset in place of its workload.
+#[path = "../../storlab-sim/tests/common.rs"]
+mod common;
+use common::{catalog, root, with_profile};
 use storlab_model::deployment::resolve_all;
 use storlab_model::scenario::ScenarioFile;
-use storlab_model::Catalog;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn catalog() -> Catalog {
-    let dir = root().join("python/storlab/catalog");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()))
-        .collect();
-    files.sort();
-    Catalog::from_sources(files.iter().map(|(n, t)| (n.as_str(), t.as_str()))).unwrap()
-}
 
 /// The example scenarios (advise-*.toml are questions, not scenarios).
 fn examples() -> Vec<(String, String)> {
@@ -36,23 +23,6 @@ fn examples() -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
-}
-
-/// The scenario with its workload replaced by a CrystalDiskMark preset.
-fn with_profile(text: &str, profile: &str) -> String {
-    let mut out = String::new();
-    let mut skip = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            skip = t == "[workload]" || t.starts_with("[[workload.") || t.starts_with("[workload.");
-        }
-        if !skip {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out + &format!("\n[workload]\nprofile = \"{profile}\"\n")
 }
 
 fn spread(name: &str, mut ratios: Vec<f64>) {

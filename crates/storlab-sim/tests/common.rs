@@ -21,3 +21,20 @@ pub fn catalog() -> Catalog {
 pub fn simulate(cat: &Catalog, text: &str) -> storlab_sim::SimRecord {
     storlab_sim::simulate(cat, "s.toml", text, Path::new("."), None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// A scenario with its workload replaced by a CrystalDiskMark preset.
+pub fn with_profile(text: &str, profile: &str) -> String {
+    let mut out = String::new();
+    let mut skip = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            skip = t == "[workload]" || t.starts_with("[[workload.") || t.starts_with("[workload.");
+        }
+        if !skip {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out + &format!("\n[workload]\nprofile = \"{profile}\"\n")
+}

@@ -6,25 +6,6 @@
 mod common;
 use std::collections::HashMap;
 
-/// The example with a CrystalDiskMark preset's timing (20 s a test, buckets
-/// nearly full), so the ceilings with buckets full are what applies. The
-/// NVMe preset's RND4K Q32T16 keeps 512 I/Os in flight.
-fn with_profile(text: &str, profile: &str) -> String {
-    let mut out = String::new();
-    let mut skip = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') {
-            skip = t == "[workload]" || t.starts_with("[[workload.") || t.starts_with("[workload.");
-        }
-        if !skip {
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out + &format!("\n[workload]\nprofile = \"{profile}\"\n")
-}
-
 fn key(job: &str) -> Option<(&'static str, bool)> {
     Some(match job {
         j if j.starts_with("RND4K-") && j.ends_with("-read") => ("rand4k_read_iops", false),
@@ -44,7 +25,7 @@ fn simulation_agrees_with_the_limits_over_every_example() {
     // advise-*.toml are questions for `storlab advise`, not scenarios.
     let scenario = |p: &std::path::Path| p.extension().is_some_and(|x| x == "toml") && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("advise-"));
     for path in dir.into_iter().filter(|p| scenario(p)) {
-        let text = with_profile(&std::fs::read_to_string(&path).unwrap(), "cdm-nvme");
+        let text = common::with_profile(&std::fs::read_to_string(&path).unwrap(), "cdm-nvme");
         let limits = storlab_model::limits(&cat, "s.toml", &text).unwrap();
         let ceilings: HashMap<&str, &storlab_model::report::ConfigLimits> = limits.configs.iter().map(|c| (c.name.as_str(), c)).collect();
         let rec = common::simulate(&cat, &text);
@@ -80,7 +61,7 @@ fn simulation_agrees_with_the_limits_over_every_example() {
 fn same_scenario_and_seed_give_identical_records() {
     let cat = common::catalog();
     let text = std::fs::read_to_string(common::root().join("examples/aws-t3-gp2-one-vs-five.toml")).unwrap();
-    let text = with_profile(&text, "cdm-default");
+    let text = common::with_profile(&text, "cdm-default");
     let a = serde_json::to_string(&common::simulate(&cat, &text)).unwrap();
     let b = serde_json::to_string(&common::simulate(&cat, &text)).unwrap();
     assert_eq!(a, b);
