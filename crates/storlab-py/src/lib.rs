@@ -421,15 +421,9 @@ impl Catalog {
         demand_json: Option<String>,
         threads: Option<usize>,
     ) -> PyResult<String> {
-        let cat = self.inner.clone();
-        let demand = parse_demand(py, demand_json)?;
-        let candidates: Vec<storlab_advise::Candidate> =
-            serde_json::from_str(&candidates_json).map_err(|e| raise(py, "InternalError", format!("a batch of candidates: {e}")))?;
-        let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
-        let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |_w| {
-            storlab_advise::screen_batch(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), demand.as_ref(), &candidates, threads)
-        })?;
-        Ok(json(&out.map_err(|e| e.to_py(py))?))
+        advise_part(py, &self.inner, [file_name, text, dir, profiles_dir], demand_json, &candidates_json, "a batch of candidates", threads, |cat, q, demand, batch, threads, _stop| {
+            storlab_advise::screen_batch(cat, &q[0], &q[1], std::path::Path::new(&q[2]), std::path::Path::new(&q[3]), demand, batch, threads)
+        })
     }
 
     /// A cluster worker's part of `advise`: the simulator's outcome of each
@@ -448,16 +442,36 @@ impl Catalog {
         demand_json: Option<String>,
         threads: Option<usize>,
     ) -> PyResult<String> {
-        let cat = self.inner.clone();
-        let demand = parse_demand(py, demand_json)?;
-        let items: Vec<storlab_advise::VerifyItem> =
-            serde_json::from_str(&items_json).map_err(|e| raise(py, "InternalError", format!("a batch of candidates to verify: {e}")))?;
-        let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
-        let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |w| {
-            storlab_advise::verify_batch(&cat, &file_name, &text, std::path::Path::new(&dir), std::path::Path::new(&profiles_dir), demand.as_ref(), &items, threads, &w.stop)
-        })?;
-        Ok(json(&out.map_err(|e| e.to_py(py))?))
+        advise_part(py, &self.inner, [file_name, text, dir, profiles_dir], demand_json, &items_json, "a batch of candidates to verify", threads, |cat, q, demand, batch, threads, stop| {
+            storlab_advise::verify_batch(cat, &q[0], &q[1], std::path::Path::new(&q[2]), std::path::Path::new(&q[3]), demand, batch, threads, stop)
+        })
     }
+}
+
+/// A cluster worker's part of `advise` (`q`: the question's file name,
+/// text, folder and the profiles' folder): `part` over the batch in
+/// `batch_json`, off the GIL, its answer as JSON.
+#[allow(clippy::too_many_arguments)]
+fn advise_part<I, O>(
+    py: Python<'_>,
+    cat: &Arc<storlab_model::Catalog>,
+    q: [String; 4],
+    demand_json: Option<String>,
+    batch_json: &str,
+    what: &str,
+    threads: Option<usize>,
+    part: impl FnOnce(&storlab_model::Catalog, &[String; 4], Option<&storlab_advise::question::MeasuredDemand>, &[I], usize, &AtomicBool) -> Result<Vec<O>, storlab_advise::AdviseError> + Send + 'static,
+) -> PyResult<String>
+where
+    I: serde::de::DeserializeOwned + Send + 'static,
+    O: serde::Serialize + Send + 'static,
+{
+    let cat = cat.clone();
+    let demand = parse_demand(py, demand_json)?;
+    let batch: Vec<I> = serde_json::from_str(batch_json).map_err(|e| raise(py, "InternalError", format!("{what}: {e}")))?;
+    let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
+    let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |w| part(&cat, &q, demand.as_ref(), &batch, threads, &w.stop))?;
+    Ok(json(&out.map_err(|e| e.to_py(py))?))
 }
 
 fn parse_demand(py: Python<'_>, demand_json: Option<String>) -> PyResult<Option<storlab_advise::question::MeasuredDemand>> {
