@@ -795,6 +795,11 @@ def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float)
     finally:
         stop.set()
         th.join()
+    # The run's end is a point too: on a busy machine the sampler may not
+    # have come round after the run's last transactions.
+    last = sample()
+    if last is not None:
+        samples.append(last)
     curve = writeback_curve(samples, units, own)
     if len(curve["txns_per_unit"]) < 2:
         return None
