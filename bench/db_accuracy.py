@@ -126,7 +126,7 @@ def run_json(cmd: list[str], env: dict | None = None, log: Path | None = None) -
 # -- this machine ---------------------------------------------------------
 
 def machine() -> dict:
-    from storlab.db.profile import machine as proc
+    from storlab.host import machine as proc
 
     m = proc()
     return {"hostname": this_host(), "vcpus": m["cpus"], "memory_gib": round(m["memory_bytes"] / 2**30, 2)}

@@ -4,59 +4,16 @@ and its resolved inputs."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from storlab import _native
-from storlab.catalog import catalog_paths, read_catalog_files
+from storlab.catalog import dated_catalog, open_catalog, read_catalog_files, read_scenario
 from storlab.errors import ScenarioError, StorlabError
+from storlab.host import PROFILES, finish_record, host_info, tool_info
 from storlab.units import parse_size
-
-# The shipped database workload profiles (`[workload.database] profile = NAME`).
-PROFILES = Path(__file__).resolve().parent / "profiles"
-
-
-@functools.cache
-def _git_sha() -> str:
-    here = Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
-
-
-def tool_info() -> dict[str, str]:
-    from storlab import __version__
-
-    return {"name": "storlab", "version": __version__, "git_sha": _git_sha()}
-
-
-@functools.lru_cache(maxsize=8)
-def _catalog_for(key: tuple[tuple[str, int, int], ...], extra: tuple[str, ...]) -> tuple[_native.Catalog, list[str]]:
-    files = read_catalog_files(list(extra))
-    return _native.Catalog(files), [n for n, _ in files]
-
-
-def open_catalog(extra: list[str | os.PathLike] | None = None) -> tuple[_native.Catalog, list[str]]:
-    """The catalog, validated once and kept while its files are unchanged,
-    with the names of the files it was read from."""
-    key = []
-    for p in catalog_paths(extra):
-        try:
-            st = p.stat()
-            key.append((str(p), st.st_mtime_ns, st.st_size))
-        except OSError:
-            key.append((str(p), -1, -1))
-    return _catalog_for(tuple(key), tuple(str(e) for e in extra or []))
-
 
 def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """The whole catalog (devices, hosts, prices, sources, regions) as plain data."""
@@ -66,34 +23,6 @@ def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]
 def catalog_entry(entry_id: str, extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """One device or host with its prices and sources."""
     return json.loads(open_catalog(extra)[0].entry_json(entry_id))
-
-
-def _finish(record: dict[str, Any], host: dict[str, Any] | None, inputs: dict[str, Any]) -> dict[str, Any]:
-    """What the front end adds to every record, in one place: the tool, the
-    machine and the resolved inputs."""
-    out = {"schema_version": record.pop("schema_version"), "tool": tool_info(), **record}
-    if host is not None:
-        out["host_info"] = host
-    out["inputs"] = inputs
-    return out
-
-
-def read_scenario(path: str | os.PathLike) -> tuple[str, str]:
-    p = Path(path)
-    try:
-        return str(p), p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{p}: no such scenario file") from None
-    except IsADirectoryError:
-        raise ScenarioError(f"{p}: is a folder, not a scenario file — give a .toml file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"{p}: cannot read scenario file ({e.__class__.__name__}: {e})") from e
-
-
-def dated_catalog(cat: _native.Catalog, as_of: str | None) -> _native.Catalog:
-    """`cat` with the vendor rules of `as_of` (YYYY-MM-DD, `--as-of`), which
-    wins over a scenario's own `as_of`; `cat` itself without a date."""
-    return cat if as_of is None else cat.on(as_of)
 
 
 def limits(
@@ -114,7 +43,7 @@ def limits(
     if as_of is not None:
         inputs["as_of"] = as_of
     if at_iops is None and at_mb_s is None:
-        return _finish(json.loads(cat.limits_json(name, text)), None, inputs)
+        return finish_record(json.loads(cat.limits_json(name, text)), None, inputs)
     if at_iops is not None and at_mb_s is not None:
         raise ScenarioError("--at-iops and --at-mb-s both set — give one load")
     for flag, v in (("--at-iops", at_iops), ("--at-mb-s", at_mb_s)):
@@ -123,7 +52,7 @@ def limits(
     at_bytes_s = None if at_mb_s is None else at_mb_s * 1e6
     record = json.loads(_native.limits_at_json(cat, name, text, at_iops=at_iops, at_bytes_s=at_bytes_s))
     inputs.update({"at_iops": at_iops, "at_mb_s": at_mb_s})
-    return _finish(record, None, inputs)
+    return finish_record(record, None, inputs)
 
 
 def simulate(
@@ -162,7 +91,7 @@ def simulate(
     # A database workload says which profile it read and what it assumed.
     inputs: dict[str, Any] = {"scenario": name, "catalog_files": files, **(record.pop("inputs", None) or {})}
     inputs.update({k: v for k, v in overrides.items() if v is not None})
-    return _finish(record, {}, inputs)
+    return finish_record(record, {}, inputs)
 
 
 def advise(
@@ -209,7 +138,7 @@ def advise(
         inputs["top"] = top
     if ray is not None:
         inputs["ray"] = ray
-    return _finish(record, None, inputs)
+    return finish_record(record, None, inputs)
 
 
 # CloudWatch's I/O metrics: EBS volumes report Sum per period (VolumeReadOps
@@ -274,34 +203,6 @@ def measured_demand(path: str | os.PathLike) -> dict[str, Any]:
     }
 
 
-def host_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
-    """The machine a measurement ran on: kernel, CPUs, memory, and the file
-    system and device under `path`."""
-    import platform
-
-    from storlab.db.profile import usable_cpus
-
-    info: dict[str, Any] = {"kernel": platform.release(), "machine": platform.machine(), "cpus": usable_cpus()}
-    try:
-        with open("/proc/meminfo") as f:
-            info["memory_bytes"] = int(f.readline().split()[1]) * 1024
-    except OSError:
-        pass
-    if path is not None:
-        target = str(Path(path).resolve())
-        best = ("", "", "")
-        try:
-            with open("/proc/mounts") as f:
-                for line in f:
-                    dev, mnt, fs = line.split()[:3]
-                    if (target == mnt or target.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best[1]):
-                        best = (dev, mnt, fs)
-        except OSError:
-            pass
-        info.update({"path": target, "device": best[0], "mount": best[1], "filesystem": best[2]})
-    return info
-
-
 def bench_disk(
     path: str | os.PathLike,
     profile: str | None = None,
@@ -340,7 +241,7 @@ def bench_disk(
     record = json.loads(_native.bench_disk_json(
         str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
         runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress))
-    return _finish(record, host_info(path), {
+    return finish_record(record, host_info(path), {
         "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": record["file_bytes"],
         "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
 
@@ -385,7 +286,7 @@ def emulate(
     cat = dated_catalog(cat, as_of)
     cb = (lambda s: status(json.loads(s))) if status else None
     record = json.loads(_native.emulate_json(cat, name, text, config, targets, json.dumps(options), cb))
-    return _finish(record, None, {"scenario": name, "config": config, "catalog_files": files})
+    return finish_record(record, None, {"scenario": name, "config": config, "catalog_files": files})
 
 
 def emulate_unmount(path: str | os.PathLike) -> bool:

@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from storlab import _native
+from storlab.catalog import open_catalog, read_catalog_files, read_scenario
 from storlab.errors import ScenarioError
+from storlab.host import machine
 
 Z99 = 2.3263478740408408  # the standard normal's 99th percentile
 
@@ -251,8 +253,6 @@ def _current_latency(catalog: list[str | os.PathLike] | None, device: str) -> di
     the catalog files that names it (ids, or prefixes ending in `*`)."""
     import tomllib
 
-    from storlab.catalog import read_catalog_files
-
     found: dict[str, float] = {}
     for _, text in read_catalog_files([str(c) for c in catalog or []]):
         for e in tomllib.loads(text).get("latency", []):
@@ -265,10 +265,9 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
               catalog: list[str | os.PathLike] | None = None) -> tuple[str, dict[str, Any]]:
     """The overlay TOML for `config`'s devices fitted to RESULT's QD1 jobs,
     and a summary (devices, fitted figures, jobs used, provenance)."""
-    from storlab import api
-
     kind, jobs = read_result(result)
-    lim = api.limits(scenario, catalog)
+    name, text = read_scenario(scenario)
+    lim = json.loads(open_catalog(catalog)[0].limits_json(name, text))
     names = [c["name"] for c in lim["configs"]]
     if config not in names:
         import difflib
@@ -296,8 +295,6 @@ def this_host() -> str:
 def host_entry(host: str) -> str:
     """This machine as a catalog host `local/host/<hostname>`: its vCPUs and
     memory from /proc, so a scenario can put a database on this machine."""
-    from storlab.db.profile import machine
-
     m = machine()
     gib = round(m["memory_bytes"] / 2**30, 2)
     note = f"vCPUs: the CPUs storlab may run on (its affinity); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"

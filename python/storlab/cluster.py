@@ -21,7 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from storlab import _native
 from storlab.errors import StorlabError
+from storlab.host import PROFILES
 
 # Candidates a screening task takes: enough that a task's work (a few
 # milliseconds a candidate) outweighs Ray's cost of a task.
@@ -44,8 +46,6 @@ _CATALOGS: dict[int, Any] = {}
 
 
 def _worker_catalog(files: list[tuple[str, str]], as_of: str | None):
-    from storlab import _native
-
     key = hash((tuple(files), as_of))
     cat = _CATALOGS.get(key)
     if cat is None:
@@ -59,8 +59,6 @@ def _worker_catalog(files: list[tuple[str, str]], as_of: str | None):
 
 def _run_part(method: str, job: dict[str, Any], files: list[tuple[str, str]], part_json: str) -> str:
     """One task, on a worker: the screen or the simulations of a batch."""
-    from storlab.api import PROFILES
-
     cat = _worker_catalog(files, job["as_of"])
     run = getattr(cat, f"advise_{method}_batch_json")
     return run(job["file"], job["text"], job["dir"] or os.getcwd(), str(PROFILES), part_json,

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from storlab.db.managed import ManagedPostgres
-from storlab.db.profile import machine, to_toml
+from storlab.db.profile import to_toml
+from storlab.host import machine, tool_info
 
 TABLE = ("CREATE TABLE import_rows (id bigint PRIMARY KEY, customer integer NOT NULL, "
          "amount numeric(12,2) NOT NULL, created timestamptz NOT NULL, note text NOT NULL); "
@@ -100,9 +101,7 @@ def record(dir: Path, size_bytes: int, out: Path, command: list[str]) -> dict[st
         table = float(pg.sql("SELECT pg_relation_size('import_rows');").strip())
         index = float(pg.sql("SELECT pg_indexes_size('import_rows');").strip())
         src.unlink()
-    from storlab import __version__
-    from storlab.api import _git_sha
-
+    tool = tool_info()
     mib = input_bytes / (1 << 20)
     profile = {
         "schema_version": 1,
@@ -113,8 +112,8 @@ def record(dir: Path, size_bytes: int, out: Path, command: list[str]) -> dict[st
             "database": f"PostgreSQL {version}",
             "settings": settings,
             "machine": machine(),
-            "storlab_version": __version__,
-            "git_sha": _git_sha(),
+            "storlab_version": tool["version"],
+            "git_sha": tool["git_sha"],
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "command": " ".join(command),
             "table": TABLE,

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from storlab.db import profile as base
 from storlab.errors import DatabaseError, StorlabError
+from storlab.host import machine
 
 # InnoDB's page (innodb_page_size's default; the recorder checks it).
 PAGE_BYTES = 16384
@@ -82,7 +83,7 @@ def before_sweep(managed: Any) -> None:
     if page and page[0] != str(PAGE_BYTES):
         raise StorlabError(f"--profile-out: the server's innodb_page_size is {page[0]} — the recorder reads 16 KiB "
                            "pages; leave innodb_page_size at its default")
-    mem = base.machine()["memory_bytes"] or (4 << 30)
+    mem = machine()["memory_bytes"] or (4 << 30)
     pool = int(min(max(1.25 * _table_bytes(managed), 128 << 20), mem / 4))
     managed.restart({"innodb_buffer_pool_size": str(pool // 1048576 * 1048576)})
     _prewarm(managed)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from storlab.errors import StorlabError
+from storlab.host import machine, tool_info
 
 SCHEMA_VERSION = 1
 PAGE_BYTES = 8192
@@ -271,31 +272,6 @@ def cpu_per_txn(run: dict[str, Any]) -> float:
     return cpu / n * 1e6
 
 
-def usable_cpus() -> int:
-    """The CPUs this process, and the server it starts, may run on: its
-    affinity (`taskset`, a cgroup's cpuset), not every CPU of the machine."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 0
-
-
-def machine() -> dict[str, Any]:
-    m: dict[str, Any] = {"cpus": usable_cpus(), "cpu_model": "", "memory_bytes": 0, "kernel": platform.release()}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                m["cpu_model"] = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        m["memory_bytes"] = int(Path("/proc/meminfo").read_text().split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return m
-
-
 def data_size(run: dict[str, Any], kind: str, scale: float) -> dict[str, float]:
     """Tables with their indexes and TOAST (pg_total_relation_size) at the
     end of a run: the fixed tables apart, the rest per scale unit."""
@@ -426,7 +402,6 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
 
 def provenance(server: dict[str, Any], *, scale: float, vus: list[int], command: list[str] | None = None,
                disk: str = "") -> dict[str, Any]:
-    from storlab.api import tool_info
 
     tool = tool_info()
     m = machine()

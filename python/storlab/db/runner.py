@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from storlab import _native, cpuref
 from storlab.errors import DatabaseError, DatabaseGone, ScenarioError, StorlabError
+from storlab.host import finish_record, host_info
 from storlab.units import parse_duration
 
 SQLITE_FILE = "storlab.sqlite"
@@ -272,7 +273,6 @@ def bench_db(
     `repeat` timed runs, with NOPM, TPM, per-type counts and latencies, the
     client's CPU per transaction and the I/O profile; the raw runs under
     `runs`. Ctrl-C ends the current window and keeps what was measured."""
-    from storlab.api import host_info
 
     if repeat < 1:
         raise StorlabError(f"--repeat {repeat} — nearest valid value 1")
@@ -435,10 +435,9 @@ def bench_db(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
                 rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
                 disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref)
-    from storlab.api import _finish
 
     rec = record()
-    out = _finish(rec, host_info(dbdir) if dbdir else host_info(), {
+    out = finish_record(rec, host_info(dbdir) if dbdir else host_info(), {
         "db": database.display if database.display not in ("postgres", "mysql") else (runs[0]["target"] if runs else database.display),
         "dir": str(Path(dbdir).resolve()) if dbdir else None,
         "workload": {k: v for k, v in wspec.items() if k != "text"},
