@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
+from storlab.catalog import open_catalog, read_scenario
 from storlab.errors import StorlabError
 
 
@@ -31,18 +32,15 @@ def parse_spec(spec: str) -> tuple[Path, str]:
     return p, config
 
 
-def config_roles(scenario: Path, config: str) -> list[str]:
-    """The pool roles of a config, as the scenario names them (data when unnamed)."""
-    import tomllib
-
-    try:
-        doc = tomllib.loads(scenario.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise StorlabError(f"{scenario}: cannot read the scenario ({e})") from e
-    cfg = doc.get("configs", {}).get(config)
-    if cfg is None:
-        raise StorlabError(f"{scenario}: no config '{config}' — configs: {', '.join(doc.get('configs', {}))}")
-    return [p.get("role", "all") for p in cfg.get("pools", [])]
+def config_roles(scenario: Path, config: str, catalog: list[str | os.PathLike] | None = None) -> list[str]:
+    """The pool roles of a config as the model reads the scenario (`all`
+    where a pool names none)."""
+    name, text = read_scenario(scenario)
+    configs = json.loads(open_catalog(catalog)[0].limits_json(name, text))["configs"]
+    for c in configs:
+        if c["name"] == config:
+            return [p["role"] for p in c["pools"]]
+    raise StorlabError(f"{scenario}: no config '{config}' — configs: {', '.join(c['name'] for c in configs)}")
 
 
 @contextlib.contextmanager
