@@ -338,3 +338,23 @@ def db_cmd(
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured", style="yellow")
         raise typer.Exit(130)
+
+
+@app.command("import")
+def import_cmd(
+    dir: Path = typer.Option(..., "--dir", help="A folder for the managed PostgreSQL cluster and the input file (both removed after)."),
+    size_mib: int = typer.Option(256, "--size-mib", help="The generated CSV input's size in MiB (default 256)."),
+    profile_out: Path = typer.Option(..., "--profile-out", help="The import profile to write (.toml), for `[workload.import] profile = FILE`."),
+) -> None:
+    """Record a bulk-import profile: COPY of a generated CSV into a table with a
+    primary key and an index on a PostgreSQL storlab runs itself; WAL, table
+    and index bytes per input byte and the server's CPU per MiB."""
+    from storlab.db import import_profile
+    from storlab.errors import StorlabError
+
+    if size_mib < 1:
+        raise StorlabError(f"--size-mib {size_mib} — nearest valid value 1")
+    if profile_out.suffix != ".toml" or not profile_out.parent.is_dir():
+        raise StorlabError(f"--profile-out {profile_out}: give a .toml file in an existing folder")
+    p = import_profile.record(dir, size_mib << 20, profile_out, ["storlab", "bench", "import", "--dir", str(dir), "--size-mib", str(size_mib), "--profile-out", str(profile_out)])
+    typer.echo(f"{profile_out}: {p['per_input_byte']}, cpu_us_per_mib = {p['cpu_us_per_mib']}")

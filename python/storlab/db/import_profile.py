@@ -12,13 +12,12 @@ secondary index, on a cluster storlab runs itself. Measured:
 The result is an import profile (`kind = "storlab-import-profile"`) that
 `storlab simulate` reads for `[workload.import]` (docs/dbmodel.md). Run:
 
-    python -m storlab.db.import_profile --dir /tmp/rec-import --size-mib 256 \\
-        --out python/storlab/profiles/import-postgresql.toml
+    storlab bench import --dir /tmp/rec-import --size-mib 256 \\
+        --profile-out python/storlab/profiles/import-postgresql.toml
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -138,19 +137,10 @@ def record(dir: Path, size_bytes: int, out: Path, command: list[str]) -> dict[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m storlab.db.import_profile", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dir", required=True, help="folder for the managed cluster and the input file (removed after)")
-    ap.add_argument("--size-mib", type=int, default=256, help="input size in MiB (default 256)")
-    ap.add_argument("--out", required=True, help="the profile to write (.toml)")
-    a = ap.parse_args(argv)
-    if a.size_mib < 1:
-        ap.error(f"--size-mib {a.size_mib} — nearest valid value 1")
-    out = Path(a.out)
-    if out.suffix != ".toml" or not out.parent.is_dir():
-        ap.error(f"--out {out}: give a .toml file in an existing folder")
-    p = record(Path(a.dir), a.size_mib << 20, out, ["python", "-m", "storlab.db.import_profile", *sys.argv[1:]])
-    print(f"{out}: {p['per_input_byte']}, cpu_us_per_mib = {p['cpu_us_per_mib']}")
-    return 0
+    """The old entry point: it names the verb that replaced it."""
+    print("python -m storlab.db.import_profile is now `storlab bench import --dir DIR --size-mib N --profile-out FILE`",
+          file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
