@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
 pub const FIELDS: &[&str] =
-    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state"];
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state", "accept_suspect"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -59,6 +59,9 @@ pub struct Database {
     /// End each VU count's window once its throughput is steady (the
     /// simulator's `STEADY_*` rule) rather than at `duration_s`.
     pub steady_state: bool,
+    /// Simulate a suspect profile (`Profile::health`) with a warning
+    /// rather than refuse it (`accept_suspect`, `--accept-suspect`).
+    pub accept_suspect: bool,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -273,7 +276,29 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         Some(toml::Value::Boolean(b)) => *b,
         Some(v) => return Err(err(file, &at("steady_state"), format!("{v} — give true (end each window once its throughput is steady) or false (run duration_s whole)"))),
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, seed, period_s })
+    let accept_suspect = match db.get("accept_suspect") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(v) => return Err(err(file, &at("accept_suspect"), format!("{v} — give true (simulate a suspect profile with a warning) or false (refuse it)"))),
+    };
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, seed, period_s })
+}
+
+impl Database {
+    /// The profile's health as the scenario takes it: with `accept` (the
+    /// scenario's `accept_suspect` or `--accept-suspect`) one warning per
+    /// suspect, else an error with one line per suspect and how to fix it.
+    pub fn check_health(&self, file: &str, accept: bool) -> Result<Vec<String>, WorkloadError> {
+        let suspects = self.profile.health();
+        if suspects.is_empty() {
+            return Ok(Vec::new());
+        }
+        let name = self.profile_file.display().to_string();
+        if accept {
+            return Ok(suspects.iter().map(|s| format!("profile {name} is suspect, simulated as accepted: {}: {}", s.field, s.reason)).collect());
+        }
+        Err(WorkloadError::Suspect { file: file.into(), profile: name, suspects: suspects.iter().map(|s| s.to_string()).collect() })
+    }
 }
 
 fn recorded_scale(p: &Profile) -> String {

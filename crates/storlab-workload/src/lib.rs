@@ -6,6 +6,7 @@
 pub mod database;
 pub mod fio;
 pub mod groups;
+pub mod health;
 pub mod import;
 pub mod job;
 pub mod presets;
@@ -31,6 +32,10 @@ pub enum WorkloadError {
     /// A field of the scenario's `[workload]` table.
     #[error("{file}: {field}: {message}")]
     Field { file: String, field: String, message: String },
+    /// A database profile `Profile::health` finds suspect: one line per
+    /// suspect, then how to use it anyway.
+    #[error("{}", suspect_lines(.file, .profile, .suspects))]
+    Suspect { file: String, profile: String, suspects: Vec<String> },
     /// An unknown preset name.
     #[error("unknown profile '{name}'{} — profiles: {valid}", hint_q(.suggestion))]
     UnknownPreset { name: String, suggestion: Option<String>, valid: String },
@@ -41,6 +46,12 @@ fn hint(s: &Option<String>) -> String {
         Some(s) => format!(" — did you mean '{s}'?"),
         None => " — see docs/workloads.md for the supported subset".into(),
     }
+}
+
+fn suspect_lines(file: &str, profile: &str, suspects: &[String]) -> String {
+    let mut lines: Vec<String> = suspects.iter().map(|s| format!("{file}: workload.database.profile: {profile} is suspect: {s}")).collect();
+    lines.push(format!("{file}: workload.database.profile: to use it as it is, pass --accept-suspect or set accept_suspect = true in [workload.database]"));
+    lines.join("\n")
 }
 
 fn hint_q(s: &Option<String>) -> String {

@@ -270,6 +270,16 @@ pub struct Usl {
     /// How `penalty` was found (the recorder's words).
     #[serde(default)]
     pub penalty_method: String,
+    /// The bounds `[low, high]` the recorder's fit of `penalty` searched
+    /// within: a value at a bound is where the model could not reproduce
+    /// the recorded throughput and the fit stopped there. Empty in older
+    /// profiles, whose recorder searched `PENALTY_BOUNDS`.
+    #[serde(default)]
+    pub penalty_bounds: Vec<f64>,
+    /// The measured window of one run at each of `vus`, s (the median over
+    /// its repeats). Empty in older profiles.
+    #[serde(default)]
+    pub window_s: Vec<f64>,
     /// The wait the model adds to each WAL flush at each of `vus`, µs,
     /// found with `penalty` on the recording machine: the server's WAL sync
     /// took longer as the users grew (`wal_sync_us`, on one device), and
@@ -436,6 +446,12 @@ impl Profile {
             }
         };
         per_count_field("penalty", &c.penalty, |x| x.is_finite() && x > 0.0, "each multiplier must be above 0 (1 = no penalty)")?;
+        per_count_field("throughput", &c.throughput, |x| x.is_finite() && x >= 0.0, "transactions per second are 0 or more")?;
+        per_count_field("cpu_us_per_txn", &c.cpu_us_per_txn, |x| x.is_finite() && x >= 0.0, "a CPU time per transaction is 0 µs or more")?;
+        per_count_field("window_s", &c.window_s, |x| x.is_finite() && x > 0.0, "a measured window is above 0 s")?;
+        if !c.penalty_bounds.is_empty() && !(c.penalty_bounds.len() == 2 && c.penalty_bounds[0] > 0.0 && c.penalty_bounds[0] < c.penalty_bounds[1] && c.penalty_bounds[1].is_finite()) {
+            return Err(field("concurrency.penalty_bounds", format!("{:?} — two multipliers [low, high], 0 < low < high (the recorder's are [0.25, 8])", c.penalty_bounds)));
+        }
         per_count_field("client_wait_us", &c.client_wait_us, |x| x.is_finite() && x >= 0.0, "a time per transaction is 0 µs or more")?;
         per_count_field("flush_wait_us", &c.flush_wait_us, |x| x.is_finite() && x >= 0.0, "a wait is 0 µs or more")?;
         if !c.throughput_stdev.is_empty() {
