@@ -52,6 +52,13 @@ $(STAMPS)/system: Makefile
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fuse3 >/dev/null; \
 	fi
+	@# bench db --profile-out times this machine's per-core speed with sysbench's
+	@# CPU test (the catalog's cpu_speed basis sysbench-cpu-1t).
+	@if ! command -v sysbench >/dev/null 2>&1; then \
+	  echo "installing Debian's sysbench package (the recorder's CPU speed probe)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq sysbench >/dev/null; \
+	fi
 	@mkdir -p $(STAMPS) && touch $@
 
 install: $(STAMPS)/install $(STAMPS)/system ## Create .venv at the repo root with storlab in it

@@ -272,7 +272,8 @@ def outside_run(managed: Any, pool: int, run_once: Callable[[], dict[str, Any]])
 
 def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
            run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
-           warehouses: int, disk: dict[str, Any], cpu_reference: dict[str, Any] | None = None) -> dict[str, Any]:
+           warehouses: int, disk: dict[str, Any], cpu_reference: dict[str, Any] | None = None,
+           cpu_speed: dict[str, Any] | None = None) -> dict[str, Any]:
     """After the sweep on a managed MariaDB (TPC-C): the miss-ratio runs and
     the run at one user without a redo flush, then the profile written to
     `path`, as profile.record does on PostgreSQL."""
@@ -303,7 +304,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     scale = float(warehouses)
     server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
-    prov = base.provenance(server, scale=scale, vus=swept, disk=disk_text)
+    prov = base.provenance(server, scale=scale, vus=swept, disk=disk_text, cpu_speed=cpu_speed)
     prov["engine"] = "mariadb"
     dealt = ("the server's time in each type's stored procedure (performance_schema "
              "events_statements_summary_by_program, sum_timer_wait / count_star) × its transactions"

@@ -401,11 +401,14 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
 
 
 def provenance(server: dict[str, Any], *, scale: float, vus: list[int], command: list[str] | None = None,
-               disk: str = "") -> dict[str, Any]:
-
+               disk: str = "", cpu_speed: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The profile's `[provenance]`. `cpu_speed`: the recorder's probe
+    (`cpuprobe.measure`), merged into `machine` — `cpu_speed` and
+    `cpu_speed_basis` are what `simulate` divides a host's figure by."""
     tool = tool_info()
     m = machine()
     m["disk"] = disk
+    m.update(cpu_speed or {})
     cmd = command if command is not None else ["storlab", *sys.argv[1:]]
     return {
         "database": server.get("version", ""),
@@ -835,10 +838,12 @@ def before_sweep(managed: Any, synchronous_commit: str = "on") -> None:
 def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
            run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
            warehouses: int, commit_every: int, disk: dict[str, Any],
-           cpu_reference: dict[str, Any] | None = None) -> dict[str, Any]:
+           cpu_reference: dict[str, Any] | None = None, cpu_speed: dict[str, Any] | None = None) -> dict[str, Any]:
     """After the sweep: the miss-ratio runs, then the profile written to `path`.
     `cpu_reference`: storlab's CPU reference timed just before the sweep
-    (`cpuref.measure`), which the profile carries in its provenance."""
+    (`cpuref.measure`), which the profile carries in its provenance;
+    `cpu_speed`: the per-core speed probe (`cpuprobe.measure`), into
+    `provenance.machine`."""
     kind = wspec["kind"]
     # The data size per scale unit: for the insert storm at the end (every
     # row in); otherwise after the sweep's first run, as near the loaded
@@ -874,7 +879,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         scale, unit, name = float(wspec.get("scale") or 1), "scale", "custom:" + Path(wspec["file"]).name
     server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
-    prov = provenance(server, scale=scale, vus=swept, disk=disk_text)
+    prov = provenance(server, scale=scale, vus=swept, disk=disk_text, cpu_speed=cpu_speed)
     if cpu_reference:
         prov["cpu_reference"] = cpu_reference
     prof = build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from storlab import _native, cpuref
+from storlab import _native, cpuprobe, cpuref
 from storlab.errors import DatabaseError, DatabaseGone, ScenarioError, StorlabError
 from storlab.host import finish_record, host_info
 from storlab.units import parse_duration
@@ -382,10 +382,14 @@ def bench_db(
         # A recording times storlab's CPU reference just before its sweep,
         # with the server idle: the machine's speed at the hour of the
         # recording, beside the CPU per transaction it recorded.
+        # The per-core speed probe (sysbench, under 10 s) goes into the
+        # profile's machine: the figure a catalog host's is divided by.
         cpu_ref: dict[str, Any] = {}
+        cpu_speed: dict[str, Any] = {}
         if recording is not None:
             (myprofile if db == "managed-mariadb" else dbprofile).before_sweep(database.managed)
             cpu_ref = cpuref.measure()
+            cpu_speed = cpuprobe.measure()
         # A list of counts runs in rounds (each count once, then again): a
         # slow spell of a noisy machine, or the tables the runs grow, then
         # fall on every count alike rather than on all of one count's
@@ -429,12 +433,14 @@ def bench_db(
             profile_info = myprofile.record(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
                 rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses,
-                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref)
+                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref,
+                cpu_speed=cpu_speed)
         elif recording is not None and runs and not interrupted:
             profile_info = dbprofile.record(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
                 rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
-                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref)
+                disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref,
+                cpu_speed=cpu_speed)
 
     rec = record()
     out = finish_record(rec, host_info(dbdir) if dbdir else host_info(), {
