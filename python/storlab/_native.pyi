@@ -14,6 +14,7 @@ __all__ = [
     "db_run_json",
     "db_record_json",
     "db_sweep_done",
+    "profile_health_json",
     "parse_size_bytes",
     "parse_duration_s",
     "record_schema_json",
@@ -57,10 +58,12 @@ class Catalog:
         profile: str | None = None,
         profiles_dir: str | None = None,
         repeats: int | None = None,
+        accept_suspect: bool | None = None,
     ) -> str:
         """The run record of simulating the scenario's workload on every config
         (or only `config`), with the command line's overrides; a
-        `[workload.database]` with the shipped profiles in `profiles_dir`."""
+        `[workload.database]` with the shipped profiles in `profiles_dir`;
+        `accept_suspect` simulates a suspect profile with a warning."""
 
     def advise_json(
         self,
@@ -74,9 +77,11 @@ class Catalog:
         demand_json: str | None = None,
         progress: Callable[[int, int], object] | None = None,
         remote: object | None = None,
+        accept_suspect: bool = False,
     ) -> str:
         """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs;
-        `remote` (storlab.cluster.RayCluster) runs the screen and the simulations on a cluster."""
+        `remote` (storlab.cluster.RayCluster) runs the screen and the simulations on a cluster;
+        `accept_suspect` uses a suspect database profile with a warning."""
 
     def advise_screen_batch_json(
         self,
@@ -177,6 +182,10 @@ def db_record_json(
 
 def db_sweep_done(values: list[float]) -> bool:
     """True when an automatic sweep has gone two steps past its best."""
+
+def profile_health_json(file: str, text: str) -> str:
+    """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.
+    Raises ScenarioError for a profile the loader refuses."""
 
 def parse_size_bytes(text: str) -> int | None:
     """A size as storlab reads it outside fio job files (64MB, 64MiB, 64m), in bytes; None if it is not one."""

@@ -67,6 +67,7 @@ def simulate(
     profile: str | None = None,
     as_of: str | None = None,
     repeats: int | None = None,
+    accept_suspect: bool | None = None,
 ) -> dict[str, Any]:
     """The run record of simulating the scenario's workload on every config
     (DESIGN.md "Run records"). `progress(fraction)` is called now and then.
@@ -74,14 +75,16 @@ def simulate(
     replace every job's numjobs, iodepth and simulated time; `profile`
     replaces the workload with a CrystalDiskMark preset; `as_of` applies the
     vendor rules of that day; `repeats` runs each VU count of a database
-    workload with that many seeds (the mean, and the spread as `_stdev`)."""
+    workload with that many seeds (the mean, and the spread as `_stdev`);
+    `accept_suspect` simulates a suspect database profile with a warning
+    in the record rather than refuse it (docs/dbmodel.md, "Profile health")."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
     if period_s is not None and not period_s > 0:
         raise ScenarioError(f"--period {period_s}: the period must be positive — e.g. 60")
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile,
-                 "repeats": repeats}
+                 "repeats": repeats, "accept_suspect": accept_suspect or None}
     raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress,
                             profiles_dir=str(PROFILES), **overrides)
     record = json.loads(raw)
@@ -104,6 +107,7 @@ def advise(
     as_of: str | None = None,
     from_cloudwatch: str | os.PathLike | None = None,
     ray: str | None = None,
+    accept_suspect: bool = False,
 ) -> dict[str, Any]:
     """The advice for a question file (DESIGN.md "storlab advise"): the
     cheapest deployments that meet its `[goal]`, the cost/throughput front,
@@ -112,7 +116,8 @@ def advise(
     vendor rules of that day; `from_cloudwatch` (CloudWatch get-metric-data
     JSON or CSV) gives the workload and goal as the demand it measured;
     `ray` (an address, or `local`) runs the screen and the simulations on a
-    Ray cluster, with the same answer."""
+    Ray cluster, with the same answer; `accept_suspect` uses a suspect
+    database profile with a warning rather than refuse it."""
     name, text = read_scenario(question)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
@@ -122,7 +127,7 @@ def advise(
 
     def run(remote=None) -> str:
         return cat.advise_json(name, text, str(here), str(PROFILES), top=top, threads=threads, demand_json=demand_json,
-                               progress=progress, remote=remote)
+                               progress=progress, remote=remote, accept_suspect=accept_suspect)
 
     if ray is None:
         raw = run()
@@ -138,6 +143,8 @@ def advise(
         inputs["top"] = top
     if ray is not None:
         inputs["ray"] = ray
+    if accept_suspect:
+        inputs["accept_suspect"] = True
     return finish_record(record, None, inputs)
 
 

@@ -11,6 +11,12 @@ class ScenarioError(StorlabError):
     """A scenario file that cannot be read or does not describe a valid deployment."""
 
 
+class SuspectProfileError(ScenarioError):
+    """A database profile its health check finds suspect (a sweep that dips
+    beyond its noise, a penalty at its fit's bound, too short a window): the
+    message holds one line per reason, each with its fix."""
+
+
 class CatalogError(StorlabError):
     """A catalog file that cannot be read or breaks the catalog schema."""
 

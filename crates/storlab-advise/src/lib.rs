@@ -71,6 +71,9 @@ pub struct Options {
     pub max_verified: usize,
     /// A demand measured by CloudWatch, in place of the question's workload.
     pub demand: Option<question::MeasuredDemand>,
+    /// Use a suspect database profile with a warning rather than refuse it
+    /// (`--accept-suspect`; the question's `accept_suspect` does the same).
+    pub accept_suspect: bool,
 }
 
 impl Default for Options {
@@ -80,6 +83,7 @@ impl Default for Options {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_verified: 400,
             demand: None,
+            accept_suspect: false,
         }
     }
 }
@@ -386,7 +390,8 @@ impl Ctx<'_> {
         let text = scenario_text(self.q, self.region, name, c);
         // One thread a run: the search runs several at once.
         // A database run ends once its throughput is steady (within 1 %).
-        let overrides = storlab_sim::Overrides { sim_threads: Some(1), steady_state: Some(true), ..Default::default() };
+        // A suspect profile was refused or accepted once, by `advise_on`.
+        let overrides = storlab_sim::Overrides { sim_threads: Some(1), steady_state: Some(true), accept_suspect: Some(true), ..Default::default() };
         let stop = self.stop;
         let mut progress = |_f: f64| !stop.load(Ordering::Relaxed);
         let mut out = Outcome {
@@ -810,6 +815,12 @@ pub fn advise_on(
     remote: Option<&dyn Remote>,
 ) -> Result<Advice, AdviseError> {
     let prepared = prepare(cat, file, text, dir, profiles_dir, opts.demand.as_ref())?;
+    // A suspect profile is refused here, once; the simulations that follow
+    // (here or on a cluster's workers) take the answer as given.
+    let suspect = match &prepared.kind {
+        Kind::Db(db) => db.check_health(file, opts.accept_suspect || db.accept_suspect)?,
+        Kind::Io(_) => Vec::new(),
+    };
     let ctx = prepared.ctx(file, dir, profiles_dir, stop);
     let (cat, q, kind) = (ctx.cat, ctx.q, ctx.kind);
     let region = prepared.region.clone();
@@ -864,7 +875,7 @@ pub fn advise_on(
         refused: generated.refused.clone(),
         ..Default::default()
     };
-    let mut warnings = Vec::new();
+    let mut warnings = suspect;
 
     // The screen, on every core (or a cluster's): bound and monthly cost of
     // each candidate.

@@ -47,6 +47,7 @@ impl PyErrOf for storlab_sim::SimError {
     fn class(&self) -> &'static str {
         match self {
             storlab_sim::SimError::Model(m) => m.class(),
+            storlab_sim::SimError::Workload(w) => w.class(),
             storlab_sim::SimError::NoLatency { .. } => "CatalogError",
             _ => "ScenarioError",
         }
@@ -58,6 +59,7 @@ impl PyErrOf for storlab_advise::AdviseError {
         match self {
             storlab_advise::AdviseError::Model(m) => m.class(),
             storlab_advise::AdviseError::Sim(e) => e.class(),
+            storlab_advise::AdviseError::Workload(w) => w.class(),
             _ => "ScenarioError",
         }
     }
@@ -74,7 +76,10 @@ impl PyErrOf for storlab_bench::BenchError {
 
 impl PyErrOf for storlab_workload::WorkloadError {
     fn class(&self) -> &'static str {
-        "ScenarioError"
+        match self {
+            storlab_workload::WorkloadError::Suspect { .. } => "SuspectProfileError",
+            _ => "ScenarioError",
+        }
     }
 }
 
@@ -286,7 +291,7 @@ impl Catalog {
     /// the scenario (`storlab simulate --config ...`). A `[workload.database]`
     /// runs the database model; its shipped profiles are looked up in
     /// `profiles_dir`.
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None, repeats=None))]
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None, repeats=None, accept_suspect=None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate_json(
         &self,
@@ -303,6 +308,7 @@ impl Catalog {
         profile: Option<String>,
         profiles_dir: Option<String>,
         repeats: Option<u32>,
+        accept_suspect: Option<bool>,
     ) -> PyResult<String> {
         let cat = self.inner.clone();
         if let Some(r) = repeats {
@@ -318,7 +324,7 @@ impl Catalog {
                 return Err(raise(py, "ScenarioError", format!("--duration {d}: give a positive time, e.g. 30s or 10m")));
             }
         }
-        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None, steady_state: None, repeats };
+        let overrides = storlab_sim::Overrides { config, threads, iodepth, duration: duration_s.map(Duration::from_secs_f64), profile, sim_threads: None, steady_state: None, repeats, accept_suspect };
         let (rec, stopped) = off_gil(py, Duration::from_millis(100), progress, fraction_args, move |w| {
             let mut report = |fraction: f64| {
                 w.set(0, fraction.to_bits());
@@ -347,7 +353,7 @@ impl Catalog {
     /// `verify(json, stopped)` that return, as JSON, what
     /// `advise_screen_batch_json` and `advise_verify_batch_json` give for
     /// their parts, in order (fewer once `stopped()` is true).
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None))]
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None, accept_suspect=false))]
     #[allow(clippy::too_many_arguments)]
     fn advise_json(
         &self,
@@ -361,6 +367,7 @@ impl Catalog {
         demand_json: Option<String>,
         progress: Option<PyObject>,
         remote: Option<PyObject>,
+        accept_suspect: bool,
     ) -> PyResult<String> {
         let remote = match remote {
             None => None,
@@ -373,6 +380,7 @@ impl Catalog {
         let cat = self.inner.clone();
         let mut opts = storlab_advise::Options::default();
         opts.demand = parse_demand(py, demand_json)?;
+        opts.accept_suspect = accept_suspect;
         if let Some(t) = top {
             if t == 0 {
                 return Err(raise(py, "ScenarioError", "--top 0: give at least 1, e.g. 10".into()));
@@ -788,6 +796,16 @@ fn db_sweep_done(values: Vec<f64>) -> bool {
     storlab_record::db::auto_sweep_done(&values)
 }
 
+/// What makes a database profile suspect (`Profile::health`), as JSON:
+/// `[{"field", "reason", "fix"}, ...]`, empty for a sound profile. A
+/// profile the loader refuses raises ScenarioError with the loader's
+/// message; `file` names it.
+#[pyfunction]
+fn profile_health_json(py: Python<'_>, file: &str, text: &str) -> PyResult<String> {
+    let p = storlab_workload::profile::Profile::from_toml(file, text).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
+    Ok(serde_json::to_string(&p.health()).expect("suspects serialise"))
+}
+
 /// A size as storlab reads it everywhere but in fio job files (`64MB`,
 /// `64MiB`, `64m`), in bytes; None if it is not one.
 #[pyfunction]
@@ -854,6 +872,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;

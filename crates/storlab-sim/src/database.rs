@@ -121,6 +121,7 @@ pub fn simulate_database(
         return simulate_import(cat, file, &sc, &deps, dir, profiles_dir, period_override, progress);
     }
     let mut db = storlab_workload::database::from_table(file, dir, profiles_dir, wt)?;
+    let suspect = db.check_health(file, overrides.accept_suspect.unwrap_or(db.accept_suspect))?;
     if let Some(d) = overrides.duration {
         db.duration_s = d.as_secs_f64();
     }
@@ -139,7 +140,7 @@ pub fn simulate_database(
         });
     }
     let metric = metric_of(&db);
-    let mut warnings = Vec::new();
+    let mut warnings = suspect;
     for dep in &deps {
         warnings.extend(check_roles(file, dep)?);
         warnings.extend(dep.warnings.iter().map(|w| format!("config {}: {w}", dep.name)));

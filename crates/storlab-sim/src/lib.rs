@@ -210,6 +210,9 @@ pub struct Overrides {
     /// Database runs: each VU count this many times, with as many seeds;
     /// the headline figures are their mean with the seeds' spread.
     pub repeats: Option<u32>,
+    /// Simulate a suspect database profile with a warning rather than
+    /// refuse it, whatever the scenario's `accept_suspect` says.
+    pub accept_suspect: Option<bool>,
 }
 
 impl Overrides {

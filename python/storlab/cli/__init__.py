@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from storlab.errors import InternalError, StorlabError
+from storlab.errors import InternalError, StorlabError, SuspectProfileError
 
 app = typer.Typer(
     name="storlab",
@@ -102,7 +102,10 @@ def main() -> None:
     except StorlabError as e:
         if debug:
             raise
-        print(f"error: {_short(str(e))}", file=sys.stderr)
+        # A suspect profile's reasons one line each; any other error one line.
+        lines = str(e).splitlines() if isinstance(e, SuspectProfileError) else [str(e)]
+        for line in lines:
+            print(f"error: {_short(line)}", file=sys.stderr)
         sys.exit(1)
     except OSError as e:
         # A full disk, a quota, a read-only or refused output: the user's to

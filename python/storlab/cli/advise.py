@@ -121,6 +121,7 @@ def advise_cmd(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
     from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),
     ray: Optional[str] = typer.Option(None, "--ray", help="Run the screen and the simulations on the Ray cluster at ADDRESS (ray://HEAD:10001), or on one started here (local); the same answer. Needs storlab[ray]."),
+    accept_suspect: bool = typer.Option(False, "--accept-suspect", help="Use a database profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning, rather than refuse it."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
     from rich.console import Console
@@ -139,9 +140,10 @@ def advise_cmd(
         with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
             task = bar.add_task("advise", total=None)
             rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,
-                             progress=lambda done, total: bar.update(task, completed=done, total=total or None))
+                             accept_suspect=accept_suspect, progress=lambda done, total: bar.update(task, completed=done, total=total or None))
     else:
-        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray)
+        rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,
+                         accept_suspect=accept_suspect)
     if report is not None:
         # Written once the advice is complete or stopped (then marked
         # interrupted), whole or not at all.

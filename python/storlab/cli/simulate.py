@@ -91,6 +91,7 @@ def simulate_cmd(
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset (cdm-default, cdm-peak, cdm-real-world, cdm-nvme) in place of the scenario's workload."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
     repeats: Optional[int] = typer.Option(None, "--repeats", help="A database workload: run each VU count with N seeds; the figures are their mean, with the model's seed-to-seed spread (compare and the tipping point use it)."),
+    accept_suspect: bool = typer.Option(False, "--accept-suspect", help="A database workload: simulate a profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning in every output, rather than refuse it."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
     from storlab.cli.out import console, one_of
@@ -107,7 +108,7 @@ def simulate_cmd(
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
     duration_s = None if duration is None else parse_duration(duration, "--duration")
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile, "as_of": as_of,
-                 "repeats": repeats}
+                 "repeats": repeats, "accept_suspect": accept_suspect or None}
     try:
         from datetime import datetime
 
@@ -139,6 +140,10 @@ def simulate_cmd(
         typer.echo(to_json(record), nl=False)
     elif csv_out:
         typer.echo(to_csv(record), nl=False)
+        # CSV has no place for warnings: a suspect profile's go to stderr.
+        for w in record.get("warnings") or []:
+            if " is suspect, simulated as accepted: " in w:
+                err.print(f"warning: {w}", style="yellow", highlight=False, soft_wrap=True)
     else:
         console().print(results_table(record))
     if record.get("interrupted"):
