@@ -115,7 +115,9 @@ def test_a_recorded_mariadb_profile_has_innodb_figures_and_simulates(storlab, wh
     def simulate(engine: str) -> dict:
         cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.large"\nengine = "{engine}"')
         path = scenario(db_scenario(profile=str(out), scale="10", vus="[1, 2]", configs=cfg), name=f"{engine}.toml")
-        res = storlab("simulate", str(path), "--json")
+        # A 3 s recording may well be suspect (a noisy dip, a short window):
+        # this test is about its InnoDB figures, not its health.
+        res = storlab("simulate", str(path), "--json", "--accept-suspect")
         assert res.returncode == 0, res.stderr
         return json.loads(res.stdout)
 

@@ -6,6 +6,7 @@ and no password survives into it."""
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,41 @@ def test_the_writeback_curve_from_buffercache_samples_by_hand():
     assert c["pages_per_unit"] == [1000.0, 1500.0, 1500.0]
     assert c["runs_per_unit"] == [500.0, 400.0, 397.5]
     assert profile.writeback_curve(samples[:1], 2.0)["txns_per_unit"] == []
+
+
+def test_a_suspect_recording_is_written_with_its_reasons_on_stderr(tmp_path, capsys):
+    txn = {"x": {"commits": 1, "rollbacks": 0, "errors": 0}}
+    # 1,000, 300 and 900 transactions a second at 1, 2 and 4 users in 20 s
+    # windows: a fall of 70 % and a rise of 200 %, one run each (noise 10 %).
+    sweep = [run(txn, {}, {}, 0.02, vus=n, tpm=x * 60) for n, x in ((1, 1000.0), (2, 300.0), (4, 900.0))]
+    for r in sweep:
+        r["duration_s"] = 20.0
+    sweep[0]["server"]["relation_bytes"] = {"stock": 9000}
+    prov = profile.provenance({"version": "PostgreSQL 15"}, scale=1, vus=[1, 2, 4], command=["storlab"])
+    p = profile.build(name="t", workload="tpcc", kind="tpcc", scale=1, scale_unit="warehouse", sweep=sweep,
+                      mrc_points=[(1.0, 0.0)], mrc_method="m", provenance=prov, size_run=sweep[0])
+    assert p["concurrency"]["window_s"] == [20.0, 20.0, 20.0]
+    out = tmp_path / "p.toml"
+    suspects = profile.write(out, p)
+    assert out.exists()
+    assert [s["field"] for s in suspects] == ["concurrency.throughput"]
+    err = capsys.readouterr().err
+    assert "profile " + str(out) + " is suspect: concurrency.throughput: the sweep falls" in err
+    assert "record again with --repeat 3" in err and "will refuse it" in err
+    # A rising sweep is written without a word.
+    for r, x in zip(sweep, (300.0, 600.0, 900.0)):
+        r["tpm_client"] = x * 60
+    p = profile.build(name="t", workload="tpcc", kind="tpcc", scale=1, scale_unit="warehouse", sweep=sweep,
+                      mrc_points=[(1.0, 0.0)], mrc_method="m", provenance=prov, size_run=sweep[0])
+    assert profile.write(out, p) == [] and capsys.readouterr().err == ""
+
+
+def test_the_recording_plan_names_its_counts_windows_and_length():
+    # 5 counts × 3 runs × (3 + 20) s = 345 s; 6 cache sizes and one run at
+    # one user of 3 + 15 s = 126 s; the write-back run 40 s: 511 s.
+    text = profile.plan(Path("p.toml"), [1, 2, 4, 8, 16], 3, 3.0, 20.0, engine="managed-postgres", kind="tpcc")
+    assert "the sweep at 1, 2, 4, 8, 16 users, 3 runs each of 3 s warm-up + 20 s measured" in text
+    assert text.endswith("about 8 min 31 s after the load"), text
+    # MariaDB has no write-back run: 471 s.
+    text = profile.plan(Path("p.toml"), [1, 2, 4, 8, 16], 3, 3.0, 20.0, engine="managed-mariadb", kind="tpcc")
+    assert "write-back" not in text and text.endswith("about 7 min 51 s after the load"), text

@@ -339,6 +339,6 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     flush = flush_probe(managed.data_dir)
     prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
     base.set_penalty(prof, flush)
-    base.write(path, prof)
+    suspects = base.write(path, prof)
     return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
-            "mrc_points": len(pts), "data_bytes": data_bytes}
+            "mrc_points": len(pts), "data_bytes": data_bytes, "suspect": suspects}

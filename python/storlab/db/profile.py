@@ -342,8 +342,13 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
     # The users' wait for the client (ClientWaits), µs per transaction: the
     # idle share of the users' time × users / transactions a second.
     wait_by_vus: dict[int, list[float]] = {}
+    # The measured window of each run: with the rate, the transactions a
+    # window counted, which the health check weighs.
+    window_by_vus: dict[int, list[float]] = {}
     for run in sweep:
         by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
+        if (run.get("duration_s") or 0) > 0:
+            window_by_vus.setdefault(run["vus"], []).append(float(run["duration_s"]))
         cw = run.get("client_wait")
         if cw and run["tpm_client"] > 0:
             wait_by_vus.setdefault(run["vus"], []).append(cw["idle_share"] * run["vus"] / (run["tpm_client"] / 60.0) * 1e6)
@@ -394,7 +399,8 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
                         "throughput": thr, "throughput_stdev": thr_sd, "cpu_us_per_txn": cpu},
         "transaction": txns,
     }
-    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus), ("client_wait_us", wait_by_vus)):
+    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus), ("client_wait_us", wait_by_vus),
+                    ("window_s", window_by_vus)):
         if vus and all(v in by for v in vus):
             profile["concurrency"][key] = [statistics.median(by[v]) for v in vus]
     return profile
@@ -423,11 +429,61 @@ def provenance(server: dict[str, Any], *, scale: float, vus: list[int], command:
     }
 
 
-def write(path: Path, profile: dict[str, Any]) -> None:
+def health(path: Path, profile: dict[str, Any]) -> list[dict[str, str]]:
+    """What makes the profile suspect (`Profile::health`, the check
+    `simulate` and `advise` make): one {field, reason, fix} each; a profile
+    the loader would refuse is one suspect with the loader's words."""
+    from storlab import _native
+
+    try:
+        return json.loads(_native.profile_health_json(str(path), to_toml(profile)))
+    except StorlabError as e:
+        return [{"field": "profile", "reason": str(e), "fix": "record again; if it recurs, report it with the profile"}]
+
+
+def write(path: Path, profile: dict[str, Any]) -> list[dict[str, str]]:
+    """Writes the profile, suspect or not, so the user can see it; a
+    suspect one is said on stderr with its reasons, their fixes and that
+    simulate will refuse it. Returns the suspects."""
+    suspects = health(path, profile)
     try:
         path.write_text(to_toml(profile), encoding="utf-8")
     except OSError as e:
         raise StorlabError(f"--profile-out {path}: cannot write ({e.strerror}) — pick another place") from None
+    for s in suspects:
+        print(f"warning: profile {path} is suspect: {s['field']}: {s['reason']} — {s['fix']}", file=sys.stderr)
+    if suspects:
+        print(f"warning: profile {path} written, but storlab simulate and advise will refuse it for the reasons above "
+              "(--accept-suspect uses it as it is)", file=sys.stderr)
+    return suspects
+
+
+def plan(path: Path, vus: list[int], repeat: int, rampup_s: float, duration_s: float, *, engine: str,
+         kind: str) -> str:
+    """What a recording will run and about how long it takes after the
+    load, in one line: the sweep (counts, runs, windows), the runs that
+    follow (`record`: a run per cache size, one at one user without the log
+    flush, PostgreSQL's write-back run) and the penalty fit (simulated)."""
+    insert = kind == "insert"
+
+    def mins(s: float) -> str:
+        return f"{s / 60:.0f} min" if s >= 600 else f"{int(s // 60)} min {int(s % 60)} s" if s >= 60 else f"{s:.0f} s"
+
+    ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
+    runs = f"{repeat} run{'s' if repeat > 1 else ''} each"
+    sweep = f"{runs} of {rampup_s:g} s warm-up + {duration_s:g} s measured" if duration_s > 0 else f"{runs}, until every user's rows are in"
+    after = f"up to {len(CACHE_FRACTIONS)} cache-size runs"
+    total = len(vus) * repeat * (rampup_s + duration_s) + len(CACHE_FRACTIONS) * (ramp + dur)
+    if not insert:
+        after += " and 1 one-user run without the log flush"
+        total += ramp + dur
+    after += f", each {ramp:g} s + {dur:g} s" if dur > 0 else ", each until its rows are in"
+    if not insert and engine != "managed-mariadb":
+        after += f"; a {WRITEBACK_RUN_S:g} s write-back run"
+        total += WRITEBACK_RUN_S
+    about = f"about {mins(total)} after the load" if duration_s > 0 else "its length set by the rows, not a clock"
+    return (f"recording profile {path}: the sweep at {', '.join(map(str, vus))} users, {sweep}; then {after}; "
+            f"and the penalty fit (simulated) — {about}")
 
 
 def record_sweep_vus(vus: list[int]) -> list[int]:
@@ -619,7 +675,7 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
             trial = {**prof, "concurrency": {**conc, "penalty": [mult] * len(vus)}}
             pfile.write_text(to_toml(trial), encoding="utf-8")
             scen = (f'title = "penalty"\n[workload.database]\nprofile = {json.dumps(str(pfile))}\nscale = {scale}\n'
-                    f"vus = [{n}]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\n"
+                    f"vus = [{n}]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\naccept_suspect = true\n"
                     f'[configs.recording]\nhost = "{RECORDING_HOST}"\n[[configs.recording.pools]]\n'
                     f'role = "all"\ndevice = "{RECORDING_DISK}"\n')
             rec = json.loads(cat.simulate_json(str(Path(tmp) / "penalty.toml"), scen, tmp))
@@ -665,6 +721,8 @@ def set_penalty(prof: dict[str, Any], flush: dict[str, float]) -> None:
     conc = prof["concurrency"]
     conc["penalty"], conc["penalty_method"] = penalty_on_recording_machine(
         prof, flush, machine(), rampup_s=PENALTY_RAMPUP_S, duration_s=PENALTY_DURATION_S)
+    # A value at a bound is where the fit stopped: the health check reads them.
+    conc["penalty_bounds"] = list(PENALTY_RANGE)
 
 
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
@@ -903,6 +961,6 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     flush = flush_probe(managed.wal_dir or managed.dir)
     prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
     set_penalty(prof, flush)
-    write(path, prof)
+    suspects = write(path, prof)
     return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
-            "mrc_points": len(pts), "data_bytes": data_bytes}
+            "mrc_points": len(pts), "data_bytes": data_bytes, "suspect": suspects}

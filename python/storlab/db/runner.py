@@ -312,6 +312,8 @@ def bench_db(
         if db == "managed-mariadb" and wspec["kind"] != "tpcc":
             raise StorlabError("--profile-out on managed-mariadb records TPC-C only for now — use --workload tpcc")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
+        # The plan and its length first: a recording runs for minutes.
+        print(dbprofile.plan(recording, steps_vus, repeat, ramp_s, dur_s, engine=db, kind=wspec["kind"]), file=sys.stderr)
     # The recorder's settings, then the user's (the recorder still sizes
     # the cache for its sweep and its miss-ratio runs).
     rec_settings = (myprofile.SETTINGS if db == "managed-mariadb" else dbprofile.SETTINGS) if recording is not None else {}
@@ -451,6 +453,10 @@ def bench_db(
     })
     if profile_info:
         out["profile"] = profile_info
+        # A suspect profile, written all the same: each reason with its fix.
+        out["warnings"] = [*out.get("warnings", []), *(
+            f"profile {profile_info['path']} is suspect (simulate will refuse it): {s['field']}: {s['reason']} — {s['fix']}"
+            for s in profile_info.get("suspect") or [])]
     if gone is not None:
         measured = sum(r.get("duration_s") or 0.0 for r in runs)
         kept = f"kept the {measured:.1f} s measured before it" if runs else "nothing was measured before it"
