@@ -31,6 +31,8 @@ SCREEN_BATCH = 256
 
 # How often a wait on the cluster looks at Ctrl-C, seconds.
 POLL_S = 0.2
+# How long the cancelled tasks of a stopped search are given to end, seconds.
+SETTLE_S = 10.0
 
 
 def _ray():
@@ -87,6 +89,10 @@ class RayCluster:
             if stopped():
                 for r in pending:
                     ray.cancel(r, force=True)
+                # The cancellations settle before the caller shuts Ray
+                # down: a driver shut down with its workers' deaths still
+                # in flight can crash on the way out.
+                ray.wait(pending, num_returns=len(pending), timeout=SETTLE_S)
                 return None
             _, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL_S)
         try:
@@ -141,9 +147,6 @@ def ray_cluster(address: str, *, file: str, text: str, question_dir: Path, files
     scratch = None
     if local:
         kwargs["num_cpus"] = os.cpu_count() or 1
-        # Its sessions' sockets and logs, removed after the search.
-        scratch = tempfile.mkdtemp(prefix="storlab-ray-")
-        kwargs["_temp_dir"] = scratch
     else:
         kwargs["address"] = address
         # The question's folder travels with the job: the fio job files it
@@ -153,24 +156,50 @@ def ray_cluster(address: str, *, file: str, text: str, question_dir: Path, files
         _reachable(address)
     if ray.is_initialized():
         raise StorlabError("--ray: this process is already connected to a Ray cluster")
-    # ray.init puts its own SIGTERM handler in place: storlab's (end the run
-    # as on Ctrl-C, keep what was found) stays.
+    # Ray starting is not to be cut in half: a Ctrl-C, SIGTERM or SIGHUP
+    # meanwhile is kept and acted on once it has started (then Ray is shut
+    # down as after any stop). ray.init puts its own SIGTERM handler in
+    # place: storlab's (end the run as on Ctrl-C, keep what was found)
+    # is put back.
     saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    pending: list[int] = []
+    for sig, was in saved.items():
+        if was != signal.SIG_IGN:
+            signal.signal(sig, lambda signum, frame: pending.append(signum))
+    cluster = None
     try:
-        ray.init(**kwargs)
-    except (ConnectionError, ValueError, RuntimeError) as e:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise StorlabError(f"--ray {address}: cannot connect ({first}) — give a Ray address such as ray://HEAD:10001, or local") from None
+        if local:
+            # Its sessions' sockets and logs, removed after the search.
+            scratch = tempfile.mkdtemp(prefix="storlab-ray-")
+            kwargs["_temp_dir"] = scratch
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise StorlabError(f"--ray {address}: cannot connect ({first}) — give a Ray address such as ray://HEAD:10001, or local") from None
+        job = {"file": file, "text": text, "dir": str(question_dir) if local else None, "as_of": as_of,
+               "demand_json": demand_json}
+        cluster = RayCluster(ray, job, files)
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+        if cluster is None or pending:
+            _stop(ray, scratch)
+    if pending:
+        # As the signal would have: its handler (storlab's for SIGTERM and
+        # SIGHUP ends the run as Ctrl-C does), or the default's end.
+        handler = saved[signal.Signals(pending[0])]
+        if callable(handler):
+            handler(pending[0], None)
+        raise KeyboardInterrupt
     try:
-        job = {"file": file, "text": text, "dir": str(question_dir) if local else None, "as_of": as_of,
-               "demand_json": demand_json}
-        yield RayCluster(ray, job, files)
+        yield cluster
     finally:
+        _stop(ray, scratch)
+
+
+def _stop(ray: Any, scratch: str | None) -> None:
+    if ray.is_initialized():
         ray.shutdown()
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)

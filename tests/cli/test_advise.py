@@ -266,7 +266,13 @@ def test_ray_local_gives_the_in_process_answer_and_ctrl_c_stops_it(storlab, tmp_
     p.write_text((EXAMPLES / "advise-io-aws.toml").read_text())
     proc = subprocess.Popen([sys.executable, "-m", "storlab.cli", "advise", str(p), "--json", "--ray", "local"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(10)
+    # Once Ray has started (its driver's log is written), the search runs:
+    # a few seconds of it, then Ctrl-C.
+    deadline = time.monotonic() + 90
+    while not glob.glob("/tmp/storlab-ray-*/session_*/logs/python-core-driver-*.log") and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.2)
+    time.sleep(5)
     proc.send_signal(signal.SIGINT)
     t = time.monotonic()
     out, err = proc.communicate(timeout=60)
@@ -275,6 +281,19 @@ def test_ray_local_gives_the_in_process_answer_and_ctrl_c_stops_it(storlab, tmp_
     rec = json.loads(out)
     assert rec["interrupted"] is True
     assert all(r["meets_goal"] for r in rec["recommendations"])
+    assert not _left_behind(before)
+
+    # Ctrl-C while Ray is still starting: it starts, stops, and the run
+    # ends on one line, 130.
+    proc = subprocess.Popen([sys.executable, "-m", "storlab.cli", "advise", str(p), "--json", "--ray", "local"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while not set(glob.glob("/tmp/storlab-ray-*")) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=90)
+    assert proc.returncode == 130, err[-2000:]
+    assert out == "" and err.strip() == "interrupted", err[-2000:]
     assert not _left_behind(before)
 
 

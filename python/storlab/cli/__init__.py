@@ -69,6 +69,16 @@ def _exit_code(code: int) -> int:
     return 128 + TERMINATED[0] if code == 130 and TERMINATED else code
 
 
+def _from_interrupt(e: BaseException) -> bool:
+    """Whether `e` was raised on the way out of a KeyboardInterrupt."""
+    seen: BaseException | None = e
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def main() -> None:
     """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130,
     SIGTERM 143, SIGHUP 129."""
@@ -93,6 +103,10 @@ def main() -> None:
         app()
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if _from_interrupt(e):
+            # typer turns a KeyboardInterrupt that no command kept into
+            # exit 130 without a word.
+            print("interrupted", file=sys.stderr)
         sys.exit(_exit_code(code))
     except InternalError as e:
         if debug:
