@@ -75,14 +75,14 @@ NO_SERVERS := not slow and not needs_postgres and not needs_mariadb and not need
 test: install test-rust test-python ## Set up and run every test (cargo and pytest)
 
 test-rust: ## cargo tests of the Rust crates
-	cargo test --release --workspace --exclude storlab-py
+	cargo test --profile tests --workspace --exclude storlab-py
 
 test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --durations=15
 
 check: install ## The edit loop: cargo tests and pytest without servers, FUSE, browser or slow tests
-	cargo test --release --workspace --exclude storlab-py
+	cargo test --profile tests --workspace --exclude storlab-py
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "$(NO_SERVERS)"
 
@@ -108,7 +108,7 @@ bench: install ## Run the benchmarks beside their peers (an hour or more; rows o
 FUZZ_CASES ?= 200000
 FUZZ_EXAMPLES ?= 20000
 fuzz: install ## Fuzz every input format for longer (FUZZ_CASES, FUZZ_EXAMPLES; counts on stderr)
-	STORLAB_FUZZ_CASES=$(FUZZ_CASES) cargo test --release -p storlab-workload -p storlab-model -p storlab-record --test fuzz -- --nocapture
+	STORLAB_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile tests -p storlab-workload -p storlab-model -p storlab-record --test fuzz -- --nocapture
 	HYPOTHESIS_PROFILE=fuzz STORLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -p no:xdist tests/fuzz --hypothesis-show-statistics
 
 clean: ## Remove the venv, build outputs and stamps
