@@ -177,7 +177,7 @@ def test_records_without_common_jobs_are_refused(storlab, tmp_path):
     a.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1000]}, config="x")))
     b.write_text(json.dumps(disk({"SEQ1M-Q8T1-read": [100]}, config="y")))
     r = storlab("compare", str(a), str(b))
-    assert r.returncode == 1 and "share no config and job" in r.stderr
+    assert r.returncode == 1 and "share no config and job" in r.stderr and "--pair BASE_CONFIG=NEW_CONFIG" in r.stderr
 
 
 def test_stdev_rule_matches_the_statistics_module():
@@ -201,3 +201,34 @@ def test_limits_records_compare_ceilings():
     assert by[("ceilings", "rand4k_read_iops")]["ratio"] == pytest.approx(16000 / 3000)
     assert by[("ceilings", "rand4k_read_iops")]["beyond_spread"] is True
     assert by[("sustained", "rand4k_read_iops")]["beyond_spread"] is False
+
+
+def test_pair_compares_configs_of_other_names(storlab, tmp_path):
+    """Two records of one job on configs named x and y, compared with
+    --pair x=y; 1010 → 1035 best-run IOPS is 1.02×, beyond
+    the noise of 20 (runs' stdev 10 each side)."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1000, 1010, 990]}, config="x")))
+    b.write_text(json.dumps(disk({"RND4K-Q1T1-read": [1025, 1035, 1015]}, config="y")))
+    r = storlab("compare", str(a), str(b), "--json", "--pair", "x=y")
+    assert r.returncode == 0, r.stderr
+    cmp = json.loads(r.stdout)
+    (iops,) = [row for row in cmp["rows"] if row["key"] == "iops"]
+    assert (iops["config"], iops["a"], iops["b"]) == ("x / y", 1010, 1035)
+    assert cmp["verdicts"] == [f"x / y: new {1035 / 1010:.2f}× base's IOPS (median of 1 jobs; 1 better and 0 worse beyond the noise)"]
+    r = storlab("compare", str(a), str(b), "--pair", "x=yy")
+    assert r.returncode == 1 and "has no config 'yy' — nearest valid value 'y'" in r.stderr, r.stderr
+
+
+def test_db_verdict_gives_the_median_ratio_and_the_cost_per_tpm():
+    """NOPM 1000 → 1150 at 8 VUs (noise 100: better) and 1800 → 1900 at 16
+    (noise 200: within): median ratio (1.15 + 1.0556) / 2 = 1.10; $ per
+    1,000 TPM 20 and 10 → 15 and 8: medians 15 → 11.5, 0.77×."""
+    base = db_sweep({8: (1000, 50), 16: (1800, 100)})
+    new = db_sweep({8: (1150, 50), 16: (1900, 100)})
+    for rec, usd in ((base, (20.0, 10.0)), (new, (15.0, 8.0))):
+        for r, u in zip(rec["results"], usd):
+            r["usd_per_1000_tpm"] = u
+    cmp = compare(from_data(base, "b.json"), from_data(new, "n.json"))
+    assert cmp["verdicts"] == ["sqlite: new 1.10× base's NOPM (median of 2 VU counts; 1 better and 0 worse beyond the noise); "
+                               "$ per 1,000 TPM 15.00 → 11.50 (0.77×)"]

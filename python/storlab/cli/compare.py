@@ -61,10 +61,11 @@ def compare_cmd(
     new: Path = typer.Argument(..., help="The new record to hold against it."),
     json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per figure as CSV (columns: docs/record.md)."),
+    pair: list[str] = typer.Option([], "--pair", help="BASE_CONFIG=NEW_CONFIG: compare these two configs, whatever their names (repeatable)."),
 ) -> None:
     """Base vs new: the same jobs or VU counts of two records, the ratio, and ◆ where the difference exceeds the run-to-run spread."""
     from storlab.cli.out import console, csv_text, one_of
-    from storlab.report.compare import compare
+    from storlab.report.compare import check_pairs, compare
     from storlab.report.records import load
 
     one_of(json_out, csv_out)
@@ -76,9 +77,13 @@ def compare_cmd(
     if (a.kind == "limits") != (b.kind == "limits"):
         raise StorlabError(f"{new}: a {'limits' if b.kind == 'limits' else 'run'} record beside a "
                            f"{'limits' if a.kind == 'limits' else 'run'} record — compare two run records or two limits records")
-    cmp = compare(a, b)
+    pairs = check_pairs(a, b, pair) if pair else None
+    cmp = compare(a, b, pairs)
     if not cmp["rows"]:
-        raise StorlabError(f"{base} and {new} share no config and job (or VU count) — compare records of the same jobs")
+        if pairs:
+            raise StorlabError(f"--pair {' '.join(pair)}: the paired configs share no job (or VU count) — pair configs that ran the same jobs")
+        raise StorlabError(f"{base} and {new} share no config and job (or VU count) — compare records of the same jobs, "
+                           "or pair configs of other names with --pair BASE_CONFIG=NEW_CONFIG")
     if json_out:
         typer.echo(to_json(cmp), nl=False)
         return
@@ -87,6 +92,8 @@ def compare_cmd(
         typer.echo(csv_text(CSV_FIELDS, rows), nl=False)
         return
     console().print(compare_table(cmp))
+    for line in cmp["verdicts"]:
+        typer.echo(line)
     notes = ["new/base: new divided by base; noise: twice the standard deviation of the repeats, the larger side's; "
              "◆: the difference exceeds the noise"]
     if any(r["noise"] is None for r in cmp["rows"]):

@@ -16,6 +16,7 @@ difference is real (noise 0)."""
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from storlab.report.records import Record, finite, is_db, spread
@@ -32,10 +33,19 @@ def _key(r: dict[str, Any], with_config: bool) -> tuple:
     return ((r["config"],) + k) if with_config else k
 
 
-def _pairs(a: Record, b: Record) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def _pairs(a: Record, b: Record, pairs: list[tuple[str, str]] | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Results of A and B that describe the same thing: the same config and
     job (and VU count); where no config name is shared and each record has
-    one config (a measured `local` against a simulated `gp3`), the same job."""
+    one config (a measured `local` against a simulated `gp3`), the same job.
+    With `pairs` ((config of A, config of B), ...), those configs' results
+    of the same job (and VU count), whatever their names."""
+    if pairs:
+        out = []
+        for base_config, new_config in pairs:
+            ja = {_key(r, False): r for r in a.results if r["config"] == base_config}
+            jb = {_key(r, False): r for r in b.results if r["config"] == new_config}
+            out += [(ja[k], jb[k]) for k in ja if k in jb]
+        return out
     ka = {_key(r, True): r for r in a.results}
     kb = {_key(r, True): r for r in b.results}
     common = [k for k in ka if k in kb]
@@ -85,15 +95,69 @@ def _row(config: str, job: Any, vus: Any, key: str, figure: str, va: float | Non
             "ratio": ratio, "noise": noise, "beyond_spread": beyond, "better": better}
 
 
-def compare(a: Record, b: Record) -> dict[str, Any]:
+def check_pairs(a: Record, b: Record, pairs: list[str]) -> list[tuple[str, str]]:
+    """`--pair BASE_CONFIG=NEW_CONFIG` values as (config of A, config of B),
+    each name checked against its record."""
+    from difflib import get_close_matches
+
+    from storlab.errors import StorlabError
+
+    out = []
+    for text in pairs:
+        ca, sep, cb = text.partition("=")
+        if not sep or not ca or not cb:
+            raise StorlabError(f"--pair '{text}': give BASE_CONFIG=NEW_CONFIG — e.g. gp3=io2")
+        for rec, name, side in ((a, ca, "base"), (b, cb, "new")):
+            have = list(dict.fromkeys(r["config"] for r in rec.results))
+            if name not in have:
+                near = get_close_matches(name, have, n=1)
+                hint = f"nearest valid value '{near[0]}'" if near else f"its configs: {', '.join(have)}"
+                raise StorlabError(f"--pair '{text}': {rec.path} (the {side}) has no config '{name}' — {hint}")
+        out.append((ca, cb))
+    return out
+
+
+def verdicts(cmp: dict[str, Any]) -> list[str]:
+    """One line a compared config pair: the main figure's ratio (NOPM for a
+    database sweep, IOPS for I/O jobs; the median over its jobs or VU
+    counts), how many of them differ beyond the noise and which way, and
+    $ per 1,000 TPM on both sides where both records carry it."""
+    lines = []
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in cmp["rows"]:
+        by.setdefault(r["config"], []).append(r)
+    for config, rows in by.items():
+        key = "nopm" if any(r["key"] == "nopm" for r in rows) else "iops"
+        main = [r for r in rows if r["key"] == key and r["ratio"] is not None]
+        if not main:
+            continue
+        ratio = statistics.median(r["ratio"] for r in main)
+        what = "VU counts" if key == "nopm" else "jobs"
+        better = sum(1 for r in main if r["beyond_spread"] and r["better"])
+        worse = sum(1 for r in main if r["beyond_spread"] and not r["better"])
+        unjudged = sum(1 for r in main if r["beyond_spread"] is None)
+        judged = (f"{better} better and {worse} worse beyond the noise" if unjudged < len(main)
+                  else "no repeats to judge the noise")
+        line = (f"{config}: new {ratio:.2f}× base's {'NOPM' if key == 'nopm' else 'IOPS'} "
+                f"(median of {len(main)} {what}; {judged})")
+        usd = [(float(r["usd_a"]), float(r["usd_b"])) for r in main if r.get("usd_a") and r.get("usd_b")]
+        if usd:
+            ua = statistics.median(u[0] for u in usd)
+            ub = statistics.median(u[1] for u in usd)
+            line += f"; $ per 1,000 TPM {ua:,.2f} → {ub:,.2f} ({ub / ua:.2f}×)"
+        lines.append(line)
+    return lines
+
+
+def compare(a: Record, b: Record, pairs: list[tuple[str, str]] | None = None) -> dict[str, Any]:
     """The comparison as data: rows of (config, job, vus, figure, a, b,
-    ratio, noise, beyond_spread)."""
+    ratio, noise, beyond_spread); `pairs` pairs configs of other names."""
     rows: list[dict[str, Any]] = []
     if a.kind == "limits" and b.kind == "limits":
         rows = _limits_rows(a, b)
     elif a.kind != "limits" and b.kind != "limits":
         deterministic = a.kind == "simulate" and b.kind == "simulate"
-        for ra, rb in _pairs(a, b):
+        for ra, rb in _pairs(a, b, pairs):
             figs = DB_FIGURES if is_db(ra) else IO_FIGURES
             config = ra["config"] if ra["config"] == rb["config"] else f"{ra['config']} / {rb['config']}"
             for key, name in figs:
@@ -103,8 +167,11 @@ def compare(a: Record, b: Record) -> dict[str, Any]:
                 na, nb = spread(a, ra, key), spread(b, rb, key)
                 if na is None and nb is None and deterministic and not is_db(ra):
                     na = nb = 0.0
-                rows.append(_row(config, ra.get("job"), ra.get("vus"), key, name, va, vb, na, nb))
-    return {
+                row = _row(config, ra.get("job"), ra.get("vus"), key, name, va, vb, na, nb)
+                if key == "nopm":
+                    row["usd_a"], row["usd_b"] = finite(ra.get("usd_per_1000_tpm")), finite(rb.get("usd_per_1000_tpm"))
+                rows.append(row)
+    out: dict[str, Any] = {
         "schema_version": 1,
         "base": {"path": a.path, "engine": a.kind, "tool": a.data.get("tool")},
         "new": {"path": b.path, "engine": b.kind, "tool": b.data.get("tool")},
@@ -112,6 +179,8 @@ def compare(a: Record, b: Record) -> dict[str, Any]:
         "rows": rows,
         "unmatched": _unmatched(a, b, rows),
     }
+    out["verdicts"] = verdicts(out)
+    return out
 
 
 def _unmatched(a: Record, b: Record, rows: list[dict[str, Any]]) -> dict[str, int]:
