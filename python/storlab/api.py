@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from storlab import _native
+from storlab.calibrate import cache_suspects
 from storlab.catalog import dated_catalog, open_catalog, read_catalog_files, read_scenario
 from storlab.errors import ScenarioError, StorlabError
 from storlab.host import PROFILES, finish_record, host_info, tool_info
@@ -248,9 +249,11 @@ def bench_disk(
     record = json.loads(_native.bench_disk_json(
         str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
         runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress))
-    return finish_record(record, host_info(path), {
+    out = finish_record(record, host_info(path), {
         "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": record["file_bytes"],
         "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
+    out["warnings"] = out.get("warnings", []) + cache_suspects(out)
+    return out
 
 
 def bench_db(*args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -308,6 +308,34 @@ def host_entry(host: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Sequential writes this many times faster than the same job's reads are a
+# cache's speed, not the disk's: flash and cloud volumes read at least as
+# fast as they write, and a write cache (the device's, a controller's, the
+# VM host's) acknowledges writes before they reach the medium.
+CACHED_WRITE_RATIO = 2.0
+
+
+def cache_suspects(rec: dict[str, Any]) -> list[str]:
+    """Why a bench disk record may have measured a cache rather than the
+    disk: buffered I/O on a test file that fits in memory, or a sequential
+    job whose writes ran CACHED_WRITE_RATIO times its reads."""
+    out = []
+    mem = (rec.get("host_info") or {}).get("memory_bytes") or 0
+    size = rec.get("file_bytes") or 0
+    if rec.get("direct") is False and mem and size < mem:
+        out.append(f"buffered I/O on a {size / 2**20:,.0f} MiB test file, smaller than this machine's "
+                   f"{mem / 2**30:,.1f} GiB of memory: the page cache answered — drop --buffered")
+    bw = {r["job"]: r.get("bw_bytes_s") or 0.0 for r in rec.get("results", [])}
+    for name, w in bw.items():
+        if not (name.upper().startswith("SEQ") and name.endswith("-write")):
+            continue
+        r = bw.get(name[: -len("write")] + "read") or 0.0
+        if r > 0 and w > CACHED_WRITE_RATIO * r:
+            out.append(f"{name} ran {w / r:.1f}× its reads ({w / 1e6:,.1f} against {r / 1e6:,.1f} MB/s): a write cache "
+                       f"took the writes — measure with a test file larger than the cache (--size 8GiB or more)")
+    return out
+
+
 def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] | None = None) -> tuple[str, dict[str, Any]]:
     """`bench disk --calibrate-out`: this machine's disk as a `local/…`
     device whose caps are the measured rates (the best random IOPS and
@@ -316,6 +344,9 @@ def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] 
     and this machine as a host `local/host/<hostname>` (`host_entry`)."""
     import shutil
 
+    suspects = cache_suspects(rec)
+    if suspects:
+        raise ScenarioError(f"--calibrate-out: {suspects[0]}; the overlay would give the cache's speed as the disk's caps")
     jobs = _from_record(rec)
     lat, used = fit(jobs, {"read_median_us": 100.0, "read_p99_us": 500.0, "write_median_us": 100.0, "write_p99_us": 500.0})
     if flush:

@@ -307,3 +307,29 @@ def test_a_crystaldiskmark_export_calibrated_reproduces_its_own_qd1_lines(storla
     nothing.write_text("# an overlay that changes nothing\n")
     plain = predict(storlab, scenario, nothing, jobs, "plain.toml")
     assert plain["SEQ1M-Q1T1-read"]["iops"] > 1.5 * 29.4
+
+
+def test_a_cache_that_took_the_writes_is_named_and_refused_as_caps():
+    """By hand: SEQ1M-Q8T1 writes at 3,000 MB/s against reads at 1,000 is
+    3.0×, past the 2× no flash or cloud volume shows; Q1T1 at 1,500 against
+    1,000 is 1.5×, not. Buffered I/O on a 64 MiB file with 24 GiB of memory
+    is the page cache. --calibrate-out refuses what either finds."""
+    from storlab.calibrate import cache_suspects, machine_overlay
+    from storlab.errors import ScenarioError
+
+    def res(job, mb_s):
+        return {"config": "local", "job": job, "iops": mb_s, "bw_bytes_s": mb_s * 1e6, "lat_mean_us": 1000.0,
+                "read_iops": mb_s if job.endswith("read") else 0, "write_iops": mb_s if job.endswith("write") else 0}
+
+    rec = {"direct": True, "file_bytes": 64 << 20, "host_info": {"memory_bytes": 24 << 30},
+           "results": [res("SEQ1M-Q8T1-read", 1000), res("SEQ1M-Q8T1-write", 3000),
+                       res("SEQ1M-Q1T1-read", 1000), res("SEQ1M-Q1T1-write", 1500)]}
+    (only,) = cache_suspects(rec)
+    assert only.startswith("SEQ1M-Q8T1-write ran 3.0× its reads (3,000.0 against 1,000.0 MB/s)"), only
+    with pytest.raises(ScenarioError, match="--calibrate-out: SEQ1M-Q8T1-write ran 3.0×"):
+        machine_overlay(rec, "this run")
+    rec["results"] = rec["results"][2:]
+    assert cache_suspects(rec) == []
+    rec["direct"] = False
+    (only,) = cache_suspects(rec)
+    assert "buffered I/O on a 64 MiB test file, smaller than this machine's 24.0 GiB" in only
