@@ -384,7 +384,7 @@ def bench_db(
         # A recording times storlab's CPU reference just before its sweep,
         # with the server idle: the machine's speed at the hour of the
         # recording, beside the CPU per transaction it recorded.
-        # The per-core speed probe (sysbench, under 10 s) goes into the
+        # The per-core speed probe (stress-ng, under 10 s) goes into the
         # profile's machine: the figure a catalog host's is divided by.
         cpu_ref: dict[str, Any] = {}
         cpu_speed: dict[str, Any] = {}
