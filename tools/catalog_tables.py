@@ -165,6 +165,25 @@ def price(region: str, item: str, license: str, usd: str, src: str) -> str:
             f"license = {q(license)}\nusd = {num(usd)}\nsrc = {q(src)}\n")
 
 
+# ------------------------------------------------------------------ CPU speed
+
+CPU_SPEED_TABLE = "cpu-speed.tsv"
+CPU_SPEED_BASIS = "stress-ng-cpu-div16-1t"
+
+
+def cpu_speeds(out: Out) -> dict[str, tuple[str, str]]:
+    """family (EC2) or table stem (Azure) -> (cpu_speed field, basis field)
+    from the cpu-speed table; each row is its own source (the size's file)."""
+    meta, rows = read_table(TABLES / CPU_SPEED_TABLE)
+    out.source(meta)
+    res = {}
+    for r in rows:
+        key = f"sc-stressng-{r['measured_on'].lower().replace('_', '-').replace('.', '-')}"
+        out.source({"source": key, "url": r["url"], "date": r["date"], "note": r["note"]})
+        res[r["family"]] = (inline({"value": num(r["cpu_speed"]), "src": q(key), "note": q(r["note"])}), q(CPU_SPEED_BASIS))
+    return res
+
+
 # ------------------------------------------------------------------ EC2
 
 # The archived user guide (2023) and the Instance Types guide (2024) for the
@@ -258,6 +277,7 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
         for r in rows:
             sizes[r["instance"]] = (src, r)
     out.devices, store = store_devices(out)
+    speeds = cpu_speeds(out)
     lim_meta, lim_rows = read_table(TABLES / EC2_VOLUME_LIMIT_TABLE)
     lim_src = out.source(lim_meta)
     dedicated = set(lim_meta.get("families", "").split())
@@ -310,6 +330,8 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
             ("memory_gib", sourced(s["memory_gib"], size_src)),
             ("nitro", "true" if f["nitro"] == "yes" else "false"),
         ]
+        if family in speeds:
+            fields += [("cpu_speed", speeds[family][0]), ("cpu_speed_basis", speeds[family][1])]
         if family in dedicated:
             if size not in limits:
                 raise TableError(f"{name}: {EC2_VOLUME_LIMIT_TABLE} has no row for size {size}")
@@ -361,9 +383,11 @@ def azure(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dic
         "# them; temp disks are not modelled.",
         known,
     )
+    speeds = {k: v for k, v in cpu_speeds(out).items() if k.startswith("azure-")}
     for name in AZURE_TABLES:
         meta, rows = read_table(TABLES / name)
         src = out.source(meta)
+        speed = speeds.get(name.removesuffix(".tsv"))
         premium = meta.get("premium_storage", "").startswith("yes")
         for r in rows:
             hid = f"azure/vm/{r['size']}"
@@ -377,6 +401,7 @@ def azure(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dic
                 ("kind", q("azure-vm")),
                 ("vcpus", num(r["vcpus"])),
                 ("memory_gib", num(mem)),
+                *([("cpu_speed", speed[0]), ("cpu_speed_basis", speed[1])] if speed else []),
                 ("premium_storage", "true" if premium else "false"),
                 ("max_data_disks", num(r["max_data_disks"])),
                 ("uncached", inline({"iops": num(r["uncached_iops"]), "mb_s": num(r["uncached_mb_s"])})),
