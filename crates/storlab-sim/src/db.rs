@@ -12,7 +12,7 @@
 //!    locks the type's hot rows (`row_locks`: TPC-C's warehouse and district
 //!    rows of its home warehouse) or, where another user holds one, waits
 //!    off the vCPU until that user's commit is durable;
-//! 2. reads `page_accesses` × miss ratio data pages, one 8 KiB random read
+//! 2. reads `page_accesses` × miss ratio data pages, one random read of a page (`data.page_bytes`: 8 KiB PostgreSQL, 16 KiB InnoDB)
 //!    at a time, on the `data` pool; the miss ratio comes from the profile's
 //!    miss-ratio curve at cache = memory left to the database / data size;
 //! 3. commits: its WAL bytes join the log writer's next flush, a write on
@@ -76,7 +76,6 @@ pub fn cpu_speed_ratio(dep: &Deployment, profile: &Profile) -> Option<f64> {
     let host = dep.host.cpu_speed?;
     (dep.host.cpu_speed_basis.as_deref() == Some(basis) && own > 0.0 && host > 0.0).then_some(host / own)
 }
-const PAGE: f64 = 8192.0;
 const MAX_LOG_WRITE: f64 = 1048576.0;
 /// When the data write-back starts, when a scenario does not say: 0, a
 /// sweep's steady state. A VU count of a sweep runs right after the one
@@ -102,7 +101,9 @@ pub const WRITEBACK_DELAY_S: f64 = 0.0;
 /// dirtied page as a new page in a run of its own, so its write-back is its
 /// `pages_dirtied` a transaction, as before. Where the cache does not hold
 /// the data, each data read evicts a page, dirty with the chance that a
-/// cached page is dirty over the checkpoint's cycle: one 8 KiB write.
+/// cached page is dirty over the checkpoint's cycle: one page's write.
+/// Pages are the profile's `data.page_bytes` (PostgreSQL 8 KiB, InnoDB
+/// 16 KiB).
 pub(crate) struct WritebackModel {
     curve: Option<storlab_workload::profile::Writeback>,
     /// Pages dirtied per transaction, the mix's mean (the curve's stand-in).
@@ -114,6 +115,8 @@ pub(crate) struct WritebackModel {
     wal_trigger_bytes: f64,
     /// The longest write-back I/O, bytes.
     pub max_io_bytes: f64,
+    /// A data page, bytes.
+    pub page: f64,
     cache_pages: f64,
     cache_short: bool,
 }
@@ -136,14 +139,16 @@ impl WritebackModel {
         };
         let d = storlab_workload::profile::Writeback::default();
         let w = curve.as_ref().unwrap_or(&d);
+        let page = profile.data.page_bytes;
         WritebackModel {
             pages_per_txn: mix(&|t| t.pages_dirtied).max(0.0),
             wal_per_txn: mix(&|t| t.wal_bytes).max(0.0),
             units,
             timeout_s: w.checkpoint_timeout_s,
             wal_trigger_bytes: w.max_wal_bytes / (1.0 + w.completion_target),
-            max_io_bytes: w.flush_after_bytes.max(PAGE),
-            cache_pages: (memory / PAGE).max(1.0),
+            max_io_bytes: w.flush_after_bytes.max(page),
+            page,
+            cache_pages: (memory / page).max(1.0),
             cache_short: memory < data_bytes,
             curve,
         }
@@ -176,7 +181,7 @@ impl WritebackModel {
         let interval = self.interval_s(rate).max(dt);
         let n = rate * interval;
         let (pages, runs) = self.dirty_after(n);
-        let per_io = self.max_io_bytes / PAGE;
+        let per_io = self.max_io_bytes / self.page;
         let ops = runs.max(pages / per_io).min(pages);
         let share = dt / interval;
         // Evictions: the cached pages that are dirty, on average over the
@@ -444,8 +449,10 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     // A faster core takes less time for the same transaction.
     let speed = cpu_speed_ratio(dep, profile).unwrap_or(1.0);
     let flush_cpu = flush_cpu_us * 1e-6 / speed;
-    let mut reads = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
-    let mut bg = Path::new(&mut st, dep, data, PAGE, false, &mut labels);
+    // A data page (the profile's: PostgreSQL 8 KiB, InnoDB 16 KiB).
+    let page = profile.data.page_bytes;
+    let mut reads = Path::new(&mut st, dep, data, page, false, &mut labels);
+    let mut bg = Path::new(&mut st, dep, data, page, false, &mut labels);
     let mut log_paths: HashMap<u64, Path> = HashMap::new();
     let mut rng = Rng::new(p.seed);
 
@@ -671,8 +678,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 vu.reads_left -= 1;
                 slice_reads += 1.0;
                 let done = reads.io(&mut st, &lats[data], IoClass::ReadMiss, t, &mut rng);
-                sink.complete(data, true, PAGE, done - t);
-                count_io(&mut pool_ios, data, true, PAGE, done);
+                sink.complete(data, true, page, done - t);
+                count_io(&mut pool_ios, data, true, page, done);
                 if in_window(t) {
                     t_reads += done - t;
                 }
@@ -808,12 +815,12 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             (slice_txns, slice_reads, last_wake) = (0.0, 0.0, t);
             if owed_ops >= 1.0 {
                 // One size for the slice's writes: its pages over its I/Os.
-                let size = (owed_pages / owed_ops).max(1.0) * PAGE;
-                let class = (size as u64).next_power_of_two().clamp(PAGE as u64, wb.max_io_bytes as u64);
+                let size = (owed_pages / owed_ops).max(1.0) * page;
+                let class = (size as u64).next_power_of_two().clamp(page as u64, wb.max_io_bytes as u64);
                 let path = ckpt_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, data, class as f64, false, &mut labels));
                 while owed_ops >= 1.0 {
                     owed_ops -= 1.0;
-                    owed_pages = (owed_pages - size / PAGE).max(0.0);
+                    owed_pages = (owed_pages - size / page).max(0.0);
                     let done = path.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
                     sink.complete(data, false, size, done - t);
                     count_io(&mut pool_ios, data, false, size, done);
@@ -822,8 +829,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             while owed_evictions >= 1.0 {
                 owed_evictions -= 1.0;
                 let done = bg.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);
-                sink.complete(data, false, PAGE, done - t);
-                count_io(&mut pool_ios, data, false, PAGE, done);
+                sink.complete(data, false, page, done - t);
+                count_io(&mut pool_ios, data, false, page, done);
             }
         }
     }
