@@ -331,7 +331,9 @@ fn instance_burst_refill_is_stated_and_marked() {
 }
 
 // Host facts for the database model: memory everywhere; a relative CPU
-// speed only where published (Azure DSv2: ACU 210–250 → 2.3).
+// speed only where published (Azure DSv2: ACU 210–250 → 2.3; m5: the
+// m5.4xlarge's stress-ng div16 result, 1284.992938 bogo ops a second, in
+// catalog/tables/cpu-speed.tsv; t3: none).
 #[test]
 fn host_memory_and_cpu_speed() {
     let cat = catalog();
@@ -342,6 +344,8 @@ fn host_memory_and_cpu_speed() {
     let r = limits(&one_volume("azure/vm/Standard_DS4_v2", "device = \"azure/premium-ssd/P30\""));
     assert_eq!(r.configs[0].host_cpu_speed, Some(2.3));
     let r = limits(&one_volume("aws/ec2/m5.xlarge", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
+    assert_eq!(r.configs[0].host_cpu_speed, Some(1284.992938));
+    let r = limits(&one_volume("aws/ec2/t3.medium", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
     assert_eq!(r.configs[0].host_cpu_speed, None);
 }
 
