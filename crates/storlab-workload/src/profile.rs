@@ -602,31 +602,7 @@ mod tests {
         Profile::from_toml("p.toml", &base.replace(from, to)).unwrap_err().to_string()
     }
 
-    pub const EXAMPLE: &str = r#"
-schema_version = 1
-kind = "storlab-db-profile"
-name = "t"
-workload = "tpcc"
-scale_unit = "warehouse"
-metric = "nopm"
-nopm_per_txn = 0.45
-[data]
-bytes_per_scale_unit = 1.0e8
-[[transaction]]
-name = "new_order"
-share = 1.0
-cpu_us = 350.0
-page_accesses = 120.0
-pages_dirtied = 10.0
-commits = 1.0
-wal_bytes = 2500.0
-[mrc]
-cache_fraction = [0.01, 0.1, 1.0]
-miss_ratio = [0.6, 0.2, 0.0]
-[concurrency]
-alpha = 0.02
-beta = 0.0005
-"#;
+    pub const EXAMPLE: &str = include_str!("../tests/data/example-profile.toml");
 
     // A figure that is not finite, or beyond what a server does, would keep
     // the model busy for ever: refused with the field and the nearest value.
@@ -639,12 +615,12 @@ beta = 0.0005
         assert!(refused(EXAMPLE, "bytes_per_scale_unit = 1.0e8", "bytes_per_scale_unit = 1e300").contains("nearest valid value 1000000000000000"));
     }
 
-    // A syntax error is one line with its line and column (line 3 column 8:
-    // the second `=` of `name = = "t"`).
+    // A syntax error is one line with its line and column (line 6 column 8,
+    // after the file's three comment lines: the second `=` of `name = = "t"`).
     #[test]
     fn a_syntax_error_names_line_and_column_on_one_line() {
         let e = refused(EXAMPLE, "name = \"t\"", "name = = \"t\"");
-        assert!(e.starts_with("p.toml: line 4 column 8: "), "{e}");
+        assert!(e.starts_with("p.toml: line 6 column 8: "), "{e}");
         assert!(!e.contains('\n'), "{e}");
     }
 

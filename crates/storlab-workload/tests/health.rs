@@ -6,34 +6,7 @@ use storlab_workload::profile::Profile;
 /// A TPC-C profile whose New-Order share is 0.45, so NOPM = tx/s × 60 ×
 /// 0.45 = tx/s × 27; `conc` is the rest of its [concurrency] table.
 fn profile(conc: &str) -> Profile {
-    let text = format!(
-        r#"
-schema_version = 1
-kind = "storlab-db-profile"
-name = "t"
-workload = "tpcc"
-scale_unit = "warehouse"
-metric = "nopm"
-nopm_per_txn = 0.45
-[data]
-bytes_per_scale_unit = 1.0e8
-[[transaction]]
-name = "new_order"
-share = 1.0
-cpu_us = 350.0
-page_accesses = 120.0
-pages_dirtied = 10.0
-commits = 1.0
-wal_bytes = 2500.0
-[mrc]
-cache_fraction = [0.01, 0.1, 1.0]
-miss_ratio = [0.6, 0.2, 0.0]
-[concurrency]
-alpha = 0.02
-beta = 0.0005
-{conc}
-"#
-    );
+    let text = format!("{}{conc}\n", include_str!("data/example-profile.toml"));
     Profile::from_toml("p.toml", &text).unwrap()
 }
 
