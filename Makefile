@@ -52,8 +52,9 @@ $(STAMPS)/system: Makefile
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fuse3 >/dev/null; \
 	fi
-	@# bench db --profile-out times this machine's per-core speed with stress-ng's
-	@# CPU stressor (the catalog's cpu_speed basis stress-ng-cpu-div16-1t).
+	@# bench db --profile-out runs stress-ng's CPU stressor (the catalog's
+	@# cpu_speed basis stress-ng-cpu-div16-1t) and keeps its reading beside the
+	@# processor's published figure.
 	@if ! command -v stress-ng >/dev/null 2>&1; then \
 	  echo "installing Debian's stress-ng package (the recorder's CPU speed probe)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
