@@ -33,6 +33,14 @@ size_gib = 50
 """
 
 
+def one_pool(host: str, device: str, title: str = "", region: str = "", config: str = "c", **pool) -> str:
+    """A scenario of one config on `host` with one pool of `device`; the
+    pool's other fields (count, layout, size_gib, ...) from `pool`."""
+    head = "".join(f'{k} = "{v}"\n' for k, v in (("title", title), ("region", region)) if v)
+    fields = "".join(f'{k} = "{v}"\n' if isinstance(v, str) else f"{k} = {v}\n" for k, v in pool.items())
+    return f'{head}[configs.{config}]\nhost = "{host}"\n[[configs.{config}.pools]]\ndevice = "{device}"\n{fields}'
+
+
 def db_scenario(profile: str = "tpcc-postgresql", scale: str = "10", vus: str = "[1, 2]", extra: str = "",
                 configs: str = R5_LARGE) -> str:
     return (f'[workload.database]\nprofile = "{profile}"\nscale = {scale}\nvus = {vus}\nrampup_s = 1\n'

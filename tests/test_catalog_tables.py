@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import run
+from conftest import one_pool, run
 
 from storlab import api
 
@@ -52,6 +52,11 @@ def vcpus_of(name: str) -> int:
     tables = ("ec2-memory-optimized.tsv", "ec2-general-purpose.tsv", "ec2-compute-optimized.tsv", "ec2-specs-2024.tsv")
     sizes = {k: v for t in tables for k, v in table(t).items()}
     return int(sizes[name]["vcpus"])
+
+
+def cells(row: dict[str, str], keys: str) -> list[str]:
+    """The row's cells under `keys` (names separated by spaces), in order."""
+    return [row[k] for k in keys.split()]
 
 
 def value(v):
@@ -162,14 +167,13 @@ def test_size_rows_read_by_hand():
 def test_azure_rows_read_by_hand():
     # esv5-series.md@0175d5fa, remote storage tab:
     # "| Standard_E20s_v5 | 32 | 32000 | 750 | 64000 | 1600 |"; network tab 12500.
-    r = table("azure-esv5.tsv")["Standard_E20s_v5"]
-    assert [r[k] for k in ("max_data_disks", "uncached_iops", "uncached_mb_s", "burst_iops", "burst_mb_s", "network_mbps")] \
+    assert cells(table("azure-esv5.tsv")["Standard_E20s_v5"], "max_data_disks uncached_iops uncached_mb_s burst_iops burst_mb_s network_mbps") \
         == ["32", "32000", "750", "64000", "1600", "12500"]
     # ebdsv5-ebsv5-series.md@76e3d22a, "Ebsv5 Series (SCSI)":
     # "| Standard_E16bs_v5 | 16 | 128 | 32 | 48400/1370 | 64000/2000 | ... | 12500 |";
     # NVMe table: "| Standard_E16bs_v5 | 16 | 128 | 32 | 66000/1800 | 70000/2000 | ..."
     r = table("azure-ebsv5.tsv")["Standard_E16bs_v5"]
-    assert [r[k] for k in ("uncached_iops", "uncached_mb_s", "burst_iops", "burst_mb_s", "network_mbps")] \
+    assert cells(r, "uncached_iops uncached_mb_s burst_iops burst_mb_s network_mbps") \
         == ["48400", "1370", "64000", "2000", "12500"]
     assert (r["nvme_uncached_iops"], r["nvme_uncached_mb_s"]) == ("66000", "1800")
     # ddsv5-series.md@9c9cd9d2, local storage tab: "| Standard_D64ds_v5 | 1 | 2400 | 300000 | 4000 |"
@@ -177,50 +181,45 @@ def test_azure_rows_read_by_hand():
     assert (r["temp_gib"], r["temp_rr_iops"], r["temp_rr_mb_s"]) == ("2400", "300000", "4000")
 
 
+def both_written(cat: dict, prefix: str, *names: str):
+    """(size, table row, hand-written entry) for each size of the tables
+    `names` that the catalog also writes by hand under `prefix`."""
+    for t in names:
+        for size, r in table(t).items():
+            h = cat.get(prefix + size)
+            if h is not None:
+                yield size, r, h
+
+
 def test_tables_agree_with_the_hand_written_entries():
     # The hand-written sizes were transcribed separately from the same pages;
     # both transcriptions must give the same limits.
     cat = {h["id"]: h for f in ("aws-ec2.toml", "azure.toml")
            for h in tomllib.loads((CATALOG / f).read_text(encoding="utf-8"))["host"]}
-    ebs = table("ec2-ebs-optimized.tsv")
     sizes = {**table("ec2-memory-optimized.tsv"), **table("ec2-general-purpose.tsv"), **table("ec2-compute-optimized.tsv")}
-    checked = 0
-    for name, r in ebs.items():
-        h = cat.get(f"aws/ec2/{name}")
-        if h is None:
-            continue
-        checked += 1
+    ec2 = list(both_written(cat, "aws/ec2/", "ec2-ebs-optimized.tsv"))
+    for name, r, h in ec2:
         e = h["ebs"]
         assert [value(e[k]) for k in ("baseline_iops", "max_iops", "baseline_mb_s", "max_mb_s")] == \
             [float(r[k]) for k in ("baseline_iops", "max_iops", "baseline_mb_s", "max_mb_s")], name
         assert ("burst_s" in e) == (r["burst"] == "*"), name
         assert value(h["vcpus"]) == int(sizes[name]["vcpus"]) and value(h["memory_gib"]) == float(sizes[name]["memory_gib"]), name
-    assert checked == 5  # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge, x2iedn.32xlarge
-    checked = 0
-    for t in ("azure-esv5.tsv", "azure-edsv5.tsv"):
-        for size, r in table(t).items():
-            h = cat.get(f"azure/vm/{size}")
-            if h is None:
-                continue
-            checked += 1
-            assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
-            assert (h["uncached_burst"]["iops"], h["uncached_burst"]["mb_s"]) == (int(r["burst_iops"]), int(r["burst_mb_s"])), size
-            assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gb"]), int(r["max_data_disks"])), size
-            assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
-    assert checked == 10
-    checked = 0
-    for t in ("azure-dsv2.tsv", "azure-dsv2-memory.tsv"):
-        for size, r in table(t).items():
-            h = cat.get(f"azure/vm/{size}")
-            if h is None:
-                continue
-            checked += 1
-            assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
-            assert (h["cached"]["iops"], h["cached"]["mb_s"], h["cached"]["cache_gib"]) == \
-                (int(r["cached_iops"]), int(r["cached_mb_s"]), int(r["cache_gib"])), size
-            assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gib"]), int(r["max_data_disks"])), size
-            assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
-    assert checked == 2  # Standard_DS4_v2, Standard_DS14_v2
+    assert len(ec2) == 5  # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge, x2iedn.32xlarge
+    v5 = list(both_written(cat, "azure/vm/", "azure-esv5.tsv", "azure-edsv5.tsv"))
+    for size, r, h in v5:
+        assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
+        assert (h["uncached_burst"]["iops"], h["uncached_burst"]["mb_s"]) == (int(r["burst_iops"]), int(r["burst_mb_s"])), size
+        assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gb"]), int(r["max_data_disks"])), size
+        assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
+    assert len(v5) == 10
+    dsv2 = list(both_written(cat, "azure/vm/", "azure-dsv2.tsv", "azure-dsv2-memory.tsv"))
+    for size, r, h in dsv2:
+        assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
+        assert (h["cached"]["iops"], h["cached"]["mb_s"], h["cached"]["cache_gib"]) == \
+            (int(r["cached_iops"]), int(r["cached_mb_s"]), int(r["cache_gib"])), size
+        assert (h["vcpus"], h["memory_gib"], h["max_data_disks"]) == (int(r["vcpus"]), int(r["memory_gib"]), int(r["max_data_disks"])), size
+        assert h["network"]["baseline_gbps"] == int(r["network_mbps"]) / 1000, size
+    assert len(dsv2) == 2  # Standard_DS4_v2, Standard_DS14_v2
 
 
 def test_prices_read_by_hand():
@@ -283,8 +282,7 @@ def test_2024_ec2_rows_read_by_hand():
     # "m7i.large 1 650.00 / 10000.00 81.25 / 1250.00 3600.00 / 40000.00 ✓ default";
     # page 72: "m7i.48xlarge 40000.00 5000.00 240000.00 ✓ default"
     ebs = table("ec2-ebs-2024.tsv")
-    r = ebs["m7i.large"]
-    assert [r[k] for k in ("burst", "baseline_mbps", "max_mbps", "baseline_mb_s", "max_mb_s", "baseline_iops", "max_iops")] \
+    assert cells(ebs["m7i.large"], "burst baseline_mbps max_mbps baseline_mb_s max_mb_s baseline_iops max_iops") \
         == ["*", "650.00", "10000.00", "81.25", "1250.00", "3600.00", "40000.00"]
     r = ebs["m7i.48xlarge"]
     assert (r["burst"], r["max_mbps"], r["max_mb_s"], r["max_iops"]) == ("", "40000.00", "5000.00", "240000.00")
@@ -309,8 +307,8 @@ def test_2024_ec2_rows_read_by_hand():
     # "Instance store specifications": "i4i.large 1 x 468 GB NVMe SSD 50,000 / 27,500",
     # "i4i.32xlarge 8 x 3750 GB NVMe SSD 3,200,000 / 1,760,000"
     store = table("ec2-instance-store-2024.tsv")
-    assert [store["i4i.large"][k] for k in ("volumes", "size_gb", "read_iops", "write_iops")] == ["1", "468", "50000", "27500"]
-    assert [store["i4i.32xlarge"][k] for k in ("volumes", "size_gb", "read_iops", "write_iops")] == ["8", "3750", "3200000", "1760000"]
+    assert cells(store["i4i.large"], "volumes size_gb read_iops write_iops") == ["1", "468", "50000", "27500"]
+    assert cells(store["i4i.32xlarge"], "volumes size_gb read_iops write_iops") == ["8", "3750", "3200000", "1760000"]
     # Every size of the four families but .metal, in the three tables alike.
     want = {f"{f}.{s}" for f in ("m7i", "c7i", "r7i")
             for s in ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")}
@@ -334,25 +332,18 @@ def test_2024_azure_rows_read_by_hand():
     # network "| Standard_M416ms_v2 | 8 | 32,000 |"; local storage
     # "| Standard_M208s_v2 | 1 | 4,096 | 80,000 | 800 | 7,040 |"
     mv2 = table("azure-mv2.tsv")
-    r = mv2["Standard_M416ms_v2"]
-    assert [r[k] for k in ("vcpus", "memory_gib", "max_data_disks", "uncached_iops", "uncached_mb_s", "burst_iops", "network_mbps")] \
+    assert cells(mv2["Standard_M416ms_v2"], "vcpus memory_gib max_data_disks uncached_iops uncached_mb_s burst_iops network_mbps") \
         == ["416", "11400", "64", "80000", "2000", "", "32000"]
-    r = mv2["Standard_M208s_v2"]
-    assert [r[k] for k in ("temp_gib", "temp_rr_iops", "temp_rr_mb_s", "temp_cache_gib")] == ["4096", "80000", "800", "7040"]
+    assert cells(mv2["Standard_M208s_v2"], "temp_gib temp_rr_iops temp_rr_mb_s temp_cache_gib") == ["4096", "80000", "800", "7040"]
     # dv2-dsv2-series.md@04454a64: "| Standard_DS1_v2 | 1 | 3.5 | 7 | 4 | 4000/32 (43) | 3200/48 | 2|750 |"
-    r = table("azure-dsv2.tsv")["Standard_DS1_v2"]
-    assert [r[k] for k in ("vcpus", "memory_gib", "temp_gib", "max_data_disks", "cached_iops", "cached_mb_s", "cache_gib",
-                           "uncached_iops", "uncached_mb_s", "network_mbps")] == \
+    assert cells(table("azure-dsv2.tsv")["Standard_DS1_v2"], "vcpus memory_gib temp_gib max_data_disks cached_iops cached_mb_s cache_gib uncached_iops uncached_mb_s network_mbps") == \
         ["1", "3.5", "7", "4", "4000", "32", "43", "3200", "48", "750"]
     # dv2-dsv2-series-memory.md@1dc6d3b8: "| Standard_DS15_v2 | 20 | 140 | 280 | 64 | 80000/640 (720) | 64000/960 | 8|25000 |"
-    r = table("azure-dsv2-memory.tsv")["Standard_DS15_v2"]
-    assert [r[k] for k in ("vcpus", "memory_gib", "cached_iops", "cache_gib", "uncached_iops", "uncached_mb_s", "network_mbps")] == \
+    assert cells(table("azure-dsv2-memory.tsv")["Standard_DS15_v2"], "vcpus memory_gib cached_iops cache_gib uncached_iops uncached_mb_s network_mbps") == \
         ["20", "140", "80000", "720", "64000", "960", "25000"]
     # ev3-esv3-series.md@680de971: "| Standard_E48s_v3 | 48 | 384 | 768 | 32 |
     # 96000/768 (1200) | 76800/1152 | 80000/2000 | 8/24000 |"
-    r = table("azure-esv3.tsv")["Standard_E48s_v3"]
-    assert [r[k] for k in ("vcpus", "memory_gib", "temp_gib", "max_data_disks", "cached_iops", "cached_mb_s", "cache_gib",
-                           "uncached_iops", "uncached_mb_s", "burst_iops", "burst_mb_s", "network_mbps")] == \
+    assert cells(table("azure-esv3.tsv")["Standard_E48s_v3"], "vcpus memory_gib temp_gib max_data_disks cached_iops cached_mb_s cache_gib uncached_iops uncached_mb_s burst_iops burst_mb_s network_mbps") == \
         ["48", "384", "768", "32", "96000", "768", "1200", "76800", "1152", "80000", "2000", "24000"]
     assert len(mv2) == 5 and len(table("azure-esv3.tsv")) == 9
     assert len(table("azure-dsv2.tsv")) == len(table("azure-dsv2-memory.tsv")) == 5
@@ -417,19 +408,8 @@ def test_every_generated_host_has_a_linux_price():
 
 
 def test_a_generated_host_in_a_scenario(limits_json, scenario):
-    c = limits_json(scenario("""
-title = "r6i.4xlarge, 4 x gp3"
-region = "aws/us-east-1"
-[configs.gp3]
-host = "aws/ec2/r6i.4xlarge"
-[[configs.gp3.pools]]
-device = "aws/ebs/gp3"
-count = 4
-layout = "stripe"
-size_gib = 500
-iops = 16000
-throughput_mib_s = 1000
-"""))["configs"][0]
+    c = limits_json(scenario(one_pool("aws/ec2/r6i.4xlarge", "aws/ebs/gp3", "r6i.4xlarge, 4 x gp3", "aws/us-east-1",
+                                      count=4, layout="stripe", size_gib=500, iops=16000, throughput_mib_s=1000)))["configs"][0]
     # 4 × 16,000 = 64,000 IOPS of gp3 behind an r6i.4xlarge: its EBS burst
     # (40,000 IOPS, 1,250 MB/s) binds with full buckets, its baseline (20,000
     # IOPS, 625 MB/s) once they are empty.
@@ -451,16 +431,9 @@ def test_an_i4i_host_comes_with_its_instance_store(limits_json, scenario):
     assert (d["kind"], value(d["directional"]["read_iops"]), value(d["directional"]["write_iops"])) == ("local", 400000, 220000)
     # 3,750 GB = 3,750 x 10^9 / 2^30 = 3,492.5 GiB, whole GiB down.
     assert value(d["size_gib"]["fixed"]) == 3492
-    c = limits_json(scenario("""
-title = "i4i.8xlarge, its two instance-store volumes striped"
-region = "aws/eu-west-1"
-[configs.store]
-host = "aws/ec2/i4i.8xlarge"
-[[configs.store.pools]]
-device = "aws/ec2/instance-store/i4i-3750gb"
-count = 2
-layout = "stripe"
-"""))["configs"][0]
+    c = limits_json(scenario(one_pool("aws/ec2/i4i.8xlarge", "aws/ec2/instance-store/i4i-3750gb",
+                                      "i4i.8xlarge, its two instance-store volumes striped", "aws/eu-west-1",
+                                      count=2, layout="stripe")))["configs"][0]
     # "i4i.8xlarge 2 x 3750 GB NVMe SSD 800,000 / 440,000" for the two together.
     assert (c["ceilings"]["rand4k_read_iops"], c["ceilings"]["rand4k_write_iops"]) == (800000, 440000)
     # eu-west-1.json@104f716e: i4i.8xlarge Linux 3.027 an hour; 730 h = $2,209.71.
@@ -469,9 +442,8 @@ layout = "stripe"
 
 def test_volume_limits_of_the_new_families(scenario):
     def gp3(host: str, count: int) -> subprocess.CompletedProcess:
-        layout = 'layout = "spread"\n' if count > 1 else ""
-        return run("limits", str(scenario(f'[configs.a]\nhost = "aws/ec2/{host}"\n[[configs.a.pools]]\n'
-                                          f'device = "aws/ebs/gp3"\nsize_gib = 100\ncount = {count}\n{layout}')), "--json")
+        layout = {"layout": "spread"} if count > 1 else {}
+        return run("limits", str(scenario(one_pool(f"aws/ec2/{host}", "aws/ebs/gp3", size_gib=100, count=count, **layout))), "--json")
     # m7i.large: a dedicated limit of 32 EBS volumes (volume_limits.html),
     # the root volume one of them: 31 data volumes.
     assert gp3("m7i.large", 31).returncode == 0
@@ -485,16 +457,8 @@ def test_volume_limits_of_the_new_families(scenario):
 
 
 def test_a_new_azure_host_in_west_europe(limits_json, scenario):
-    c = limits_json(scenario("""
-title = "M208s_v2, 8 x P30"
-region = "azure/westeurope"
-[configs.m]
-host = "azure/vm/Standard_M208s_v2"
-[[configs.m.pools]]
-device = "azure/premium-ssd/P30"
-count = 8
-layout = "stripe"
-"""))["configs"][0]
+    c = limits_json(scenario(one_pool("azure/vm/Standard_M208s_v2", "azure/premium-ssd/P30", "M208s_v2, 8 x P30",
+                                      "azure/westeurope", count=8, layout="stripe")))["configs"][0]
     # mv2-series.md@28da8f72: uncached 40,000 IOPS / 1,000 MB/s; 8 x P30 give
     # 8 x 5,000 = 40,000 IOPS: the VM and the disks bind together.
     assert c["ceilings"]["rand4k_read_iops"] == 40000
