@@ -97,6 +97,8 @@ bench: install ## Run the benchmarks beside their peers (an hour or more; rows o
 	command -v fio >/dev/null || (apt-get update -qq && apt-get install -y -qq fio)
 	$(BIN)/python bench/disk_vs_fio.py
 	$(BIN)/python bench/db_vs_pgbench.py
+	command -v sysbench >/dev/null || (apt-get update -qq && apt-get install -y -qq sysbench)
+	$(BIN)/python bench/db_vs_sysbench.py
 	command -v bindfs >/dev/null || (apt-get update -qq && apt-get install -y -qq bindfs)
 	$(BIN)/python bench/emulate_overhead.py
 	$(BIN)/python bench/emulate_precision.py
