@@ -458,6 +458,7 @@ pub fn generate(
                         license: space.license.clone(),
                         engine: space.engine.clone(),
                         region: None,
+                        settings: Default::default(),
                         pools,
                     };
                     match storlab_model::deployment::resolve(

@@ -822,6 +822,20 @@ pub struct RdsStriping {
     pub volumes: u32,
 }
 
+/// Settings a managed service applies for some engines on a host, from
+/// `since` (the day the catalog's source dates the rule) on.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSettings {
+    pub engines: Vec<String>,
+    pub settings: IndexMap<String, toml::Value>,
+    #[serde(default)]
+    pub since: Option<String>,
+    /// The rule in words.
+    pub why: String,
+    pub src: String,
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostSpec {
@@ -873,6 +887,11 @@ pub struct HostSpec {
     pub instance_store: Option<InstanceStore>,
     #[serde(default)]
     pub rds_striping: Vec<RdsStriping>,
+    /// Server settings a managed service puts in force for an engine on
+    /// this host (RDS: the binary log with automated backups, Optimized
+    /// Writes' doublewrite off where the class supports it).
+    #[serde(default)]
+    pub engine_settings: Vec<EngineSettings>,
     #[serde(default)]
     pub notes: Vec<String>,
     /// As for devices: the first day the catalog knows this host's limits,

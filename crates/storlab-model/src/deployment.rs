@@ -10,6 +10,7 @@ use crate::error::{Location, ModelError, Result};
 use crate::latency::LatencyModel;
 use crate::scenario::{Bursting, ConfigSpec, HostCacheMode, Layout, PoolSpec, Role, ScenarioFile};
 use serde::Serialize;
+use indexmap::IndexMap;
 
 /// Default stripe unit: LVM's default stripe size (64 KiB), also the
 /// interleave the DESIGN.md example uses.
@@ -93,6 +94,31 @@ pub struct Deployment {
     /// device and host of the config followed that day; empty without one.
     pub as_of: Option<String>,
     pub rules_applied: Vec<crate::catalog::RulesApplied>,
+    /// Database server settings in force (lowercase names, values as
+    /// strings): the managed service's rules for the engine, then the
+    /// config's `settings`; each with where it came from.
+    pub settings: IndexMap<String, Setting>,
+}
+
+/// A database server setting the deployment puts in force.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Setting {
+    pub value: String,
+    /// `config` (the scenario's `settings`), or the managed service's
+    /// rule in words with its source.
+    pub from: String,
+}
+
+/// A setting's value as a string: TOML strings as they are, numbers and
+/// booleans as the server would print them (`true` → `ON`).
+pub fn setting_text(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(if *b { "ON" } else { "OFF" }.to_string()),
+        _ => None,
+    }
 }
 
 /// Host licences `license` takes: they select the instance price.
@@ -336,6 +362,27 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
     if roles.contains(&Role::All) && roles.len() > 1 {
         return Err(ModelError::invalid(Location::new(file, &entry, "pools"), "a pool with role 'all' holds everything — give the other pools data, log or tempdb, or drop them"));
     }
+    let mut settings = IndexMap::new();
+    if let Some(e) = &engine {
+        for rule in hspec.engine_settings.iter().filter(|r| r.engines.iter().any(|x| x == e)) {
+            if let (Some(since), Some(day)) = (&rule.since, &cat.as_of) {
+                if day.as_str() < since.as_str() {
+                    continue;
+                }
+            }
+            for (k, v) in &rule.settings {
+                if let Some(value) = setting_text(v) {
+                    settings.insert(k.to_ascii_lowercase(), Setting { value, from: format!("{} ({})", rule.why, rule.src) });
+                }
+            }
+        }
+    }
+    for (k, v) in &cfg.settings {
+        let value = setting_text(v).ok_or_else(|| {
+            ModelError::invalid(Location::new(file, &format!("{entry}.settings"), k), "a setting's value is a string, a number or true/false, as the server takes it — e.g. innodb_doublewrite = \"OFF\"")
+        })?;
+        settings.insert(k.to_ascii_lowercase(), Setting { value, from: "config".into() });
+    }
     let mut rules_applied = Vec::new();
     if let Some(date) = &cat.as_of {
         for id in std::iter::once(&hspec.id).chain(pools.iter().map(|p| &p.device.id)) {
@@ -359,6 +406,7 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
         assumptions,
         as_of: cat.as_of.clone(),
         rules_applied,
+        settings,
     })
 }
 

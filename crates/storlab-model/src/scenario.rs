@@ -45,6 +45,12 @@ pub struct ConfigSpec {
     /// Overrides the scenario's region for this config.
     #[serde(default)]
     pub region: Option<String>,
+    /// Database server settings in force on this config, as the server
+    /// spells them (`innodb_doublewrite = "OFF"`, `log_bin = "ON"`,
+    /// `sync_binlog = 1`): over the profile's recorded ones and the
+    /// managed service's rules. The database model reads the write path's.
+    #[serde(default)]
+    pub settings: IndexMap<String, toml::Value>,
     pub pools: Vec<PoolSpec>,
 }
 

@@ -94,6 +94,22 @@ pub fn engine_mismatch(dep: &storlab_model::Deployment, profile: &storlab_worklo
     })
 }
 
+/// A config's `settings` the database model reads; another name is a
+/// mistake (refused with the nearest), not a silent no-op.
+fn check_settings(file: &str, dep: &storlab_model::Deployment) -> Result<(), SimError> {
+    for (name, s) in &dep.settings {
+        if s.from == "config" && !crate::writepath::SETTINGS.contains(&name.as_str()) {
+            let near = storlab_model::error::nearest(name, crate::writepath::SETTINGS.iter().copied()).unwrap_or_else(|| crate::writepath::SETTINGS[0].to_string());
+            return Err(SimError::Override {
+                file: file.to_string(),
+                what: format!("configs.{}.settings.{name}", dep.name),
+                message: format!("the database model reads {} — nearest valid value '{near}'", crate::writepath::SETTINGS.join(", ")),
+            });
+        }
+    }
+    Ok(())
+}
+
 pub fn simulate_database(
     cat: &Catalog,
     file: &str,
@@ -147,6 +163,7 @@ pub fn simulate_database(
         if let Some(w) = engine_mismatch(dep, &db.profile) {
             warnings.push(format!("config {}: {w}", dep.name));
         }
+        check_settings(file, dep)?;
     }
     let steps_planned = match &db.vus {
         Vus::List(v) => v.clone(),
@@ -183,6 +200,11 @@ pub fn simulate_database(
         )),
         None if dirties => assumptions.push("data write-back: the profile has no write-back curve, so every page a transaction dirties is written as a page of its own (record the profile again for its curve)".into()),
         None => {}
+    }
+    for dep in &deps {
+        if let Some(wp) = crate::writepath::WritePath::resolve(dep, &db.profile) {
+            assumptions.push(format!("config {}: {}", dep.name, wp.words));
+        }
     }
     if db.usl.is_none() && !c.penalty.is_empty() {
         let cpus = db.profile.provenance.get("machine").and_then(|m| m.get("cpus")).and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float())).map(|n| format!(" ({n} vCPUs)")).unwrap_or_default();

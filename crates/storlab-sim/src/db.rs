@@ -45,6 +45,7 @@
 //! pool logs on its data pool.
 
 use crate::engine::{DeploymentState, Latencies, Sink};
+use crate::writepath::{WritePath, DOUBLEWRITE_BLOCK_BYTES};
 use crate::rng::Rng;
 use crate::series;
 use serde::Serialize;
@@ -365,6 +366,8 @@ const FLUSH_CPU: u32 = u32::MAX - 1;
 const FLUSHER: usize = usize::MAX;
 /// The kernel's flusher wakes.
 const WRITEBACK: u32 = u32::MAX - 2;
+/// The redo log's write is durable: the binary log's write goes next.
+const BINLOG: u32 = u32::MAX - 3;
 
 #[derive(Clone, Copy)]
 struct Vu {
@@ -577,6 +580,40 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         }
     };
 
+    // A durable write of `bytes` on the log pool from `t`, in pieces of at
+    // most MAX_LOG_WRITE: when the last piece is durable.
+    let log_write = |st: &mut DeploymentState, paths: &mut HashMap<u64, Path>, labels: &mut HashMap<PacerId, Resource>, rng: &mut Rng, sink: &mut series::SeriesSink, pool_ios: &mut Vec<[f64; 4]>, bytes: f64, t: f64| -> f64 {
+        let mut done = t;
+        let mut left = bytes;
+        while left > 0.0 {
+            let size = left.min(MAX_LOG_WRITE);
+            let class = (size.max(4096.0) as u64).next_power_of_two();
+            // Each flush is an I/O of its own on the volume's IOPS, never
+            // merged with the one before: PostgreSQL rewrites the last,
+            // partly filled WAL page from its start at the next flush
+            // (XLogWrite), so consecutive flushes overlap rather than
+            // follow each other, and each ends in a cache flush. EBS
+            // merges only physically sequential I/O.
+            let path = paths.entry(class).or_insert_with(|| Path::new(st, dep, log, class as f64, false, labels));
+            let d = path.io(st, &log_lat, IoClass::Write, t, rng);
+            sink.complete(log, false, size, d - t);
+            count_io(pool_ios, log, false, size, d);
+            done = done.max(d);
+            left -= size;
+        }
+        done
+    };
+    // InnoDB's doublewrite copies and binary log (none for PostgreSQL).
+    let wp = WritePath::resolve(dep, profile);
+    let doublewrite = wp.as_ref().is_some_and(|w| w.doublewrite);
+    let binlog_every = wp.as_ref().map_or(0, |w| w.binlog_sync_every);
+    let binlog_per_txn = wp.as_ref().and_then(|w| w.binlog_bytes_per_txn);
+    let (mut binlog_groups, mut binlog_bytes) = (0u64, 0.0f64);
+    let mut dblwr_owed = 0.0f64;
+    let dblwr_block_pages = (DOUBLEWRITE_BLOCK_BYTES / page).floor().max(1.0);
+    let data_durable = Latencies { read: lats[data].read.clone(), write: lats[data].flush.clone().unwrap_or_else(|| lats[data].write.clone()), hit: None, flush: None };
+    let mut dblwr_paths: HashMap<u64, Path> = HashMap::new();
+
     let (mut batches, mut batch_txns, mut batch_end) = (Vec::<f64>::new(), 0u64, w0 + STEADY_BATCH_S);
     let mut steady_at: Option<f64> = None;
     while let Some((Secs(t), who)) = heap.pop() {
@@ -623,6 +660,11 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             // The flusher: the pages of age are taken below.
             flusher_awake = true;
             push(&mut heap, t + FLUSHER_PERIOD_S, WRITEBACK);
+        } else if who == BINLOG {
+            // The redo log is durable (prepare): the binary log's write,
+            // then the commits.
+            let done = log_write(&mut st, &mut log_paths, &mut labels, &mut rng, &mut sink, &mut pool_ios, binlog_bytes.max(512.0), t);
+            push(&mut heap, done, FLUSH);
         } else {
             let v = who as usize;
             let vu = &mut vus[v];
@@ -778,27 +820,16 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             flushing = waiting.drain(..).map(|w| w.0).collect();
             flush_busy = true;
             flush_started = t;
-            let mut done = t;
-            let mut left = flush_bytes;
-            while left > 0.0 {
-                let size = left.min(MAX_LOG_WRITE);
-                let class = (size.max(4096.0) as u64).next_power_of_two();
-                // Each flush is an I/O of its own on the volume's IOPS, never
-                // merged with the one before: PostgreSQL rewrites the last,
-                // partly filled WAL page from its start at the next flush
-                // (XLogWrite), so consecutive flushes overlap rather than
-                // follow each other, and each ends in a cache flush. EBS
-                // merges only physically sequential I/O.
-                let path = log_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, log, class as f64, false, &mut labels));
-                let d = path.io(&mut st, &log_lat, IoClass::Write, t, &mut rng);
-                sink.complete(log, false, size, d - t);
-                count_io(&mut pool_ios, log, false, size, d);
-                done = done.max(d);
-                left -= size;
-            }
+            let done = log_write(&mut st, &mut log_paths, &mut labels, &mut rng, &mut sink, &mut pool_ios, flush_bytes, t);
+            // The binary log's sync, once every `sync_binlog` groups.
+            let binlog_now = binlog_every > 0 && {
+                binlog_groups += 1;
+                binlog_groups % u64::from(binlog_every) == 0
+            };
+            binlog_bytes = binlog_per_txn.map_or(flush_bytes, |b| b * flushing.len() as f64);
             // The profile's wait on each flush at this many users
             // (`flush_wait_us`; none unless given): its device write, then it.
-            push(&mut heap, done + profile.flush_wait_us_at(active as f64) * 1e-6, FLUSH);
+            push(&mut heap, done + profile.flush_wait_us_at(active as f64) * 1e-6, if binlog_now { BINLOG } else { FLUSH });
         }
         // The flusher, awake: the slice's share of the checkpoint's writes
         // and its dirty evictions, queued at once (nobody waits for them;
@@ -811,6 +842,20 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 owed_ops += s.ops;
                 owed_pages += s.pages;
                 owed_evictions += s.evictions;
+                if doublewrite {
+                    dblwr_owed += s.pages + s.evictions;
+                }
+            }
+            // The doublewrite buffer first: the pages' copies in blocks,
+            // each one sequential durable write.
+            while dblwr_owed >= 1.0 {
+                let pages = dblwr_owed.min(dblwr_block_pages).floor();
+                dblwr_owed -= pages;
+                let class = ((pages * page) as u64).next_power_of_two();
+                let path = dblwr_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, data, class as f64, true, &mut labels));
+                let done = path.io(&mut st, &data_durable, IoClass::Write, t, &mut rng);
+                sink.complete(data, false, pages * page, done - t);
+                count_io(&mut pool_ios, data, false, pages * page, done);
             }
             (slice_txns, slice_reads, last_wake) = (0.0, 0.0, t);
             if owed_ops >= 1.0 {

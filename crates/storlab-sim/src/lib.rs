@@ -10,6 +10,7 @@ pub mod bound;
 pub mod database;
 pub mod db;
 pub mod import;
+pub mod writepath;
 /// The latency draws live in storlab-model (the emulator takes them too).
 pub use storlab_model::dist;
 pub mod engine;

@@ -644,3 +644,89 @@ fn a_sixteen_kib_page_doubles_the_checkpoints_bytes_and_halves_its_pages_an_io()
     assert!((d.write_iops / (625.0 / interval) - 1.0).abs() < 0.03, "{} writes a second, want {:.2}", d.write_iops, 625.0 / interval);
     assert!((d.write_bytes_s / (10_000.0 * 16384.0 / interval) - 1.0).abs() < 0.03, "{} B/s", d.write_bytes_s);
 }
+
+/// The test profile recorded on MariaDB with these settings, its pages
+/// InnoDB's 16 KiB.
+fn innodb(cpu_us: f64, pages_dirtied: f64, settings: &str) -> Profile {
+    let text = profile_text(cpu_us, 0.0, pages_dirtied, 1.0, 0.0, 0.0, 1000.0)
+        .replace("[data]\n", &format!("[provenance]\nengine = \"mariadb\"\nsettings = {{ {settings} }}\n[data]\npage_bytes = 16384\n"));
+    Profile::from_toml("t.toml", &text).unwrap()
+}
+
+// One user, no reads, every I/O 4 ms. Without the binary log a commit is
+// one durable redo write: 1 / 4.001 ms = 14,996 a minute. With log_bin and
+// sync_binlog = 1 the binary log's write follows the redo's before the
+// commit returns: 8.001 ms, 60 / 0.008001 = 7,499 a minute, and the log
+// pool writes twice per commit.
+#[test]
+fn a_synced_binary_log_is_a_second_durable_write_per_commit_group() {
+    let dep = deployment();
+    let lats = [constant(4.0), constant(4.0)];
+    let off = run_db(&dep, &innodb(1.0, 0.0, r#"log_bin = "OFF", sync_binlog = "1""#), &params(1), &lats);
+    let on = run_db(&dep, &innodb(1.0, 0.0, r#"log_bin = "ON", sync_binlog = "1""#), &params(1), &lats);
+    assert!((off.tpm / 14996.0 - 1.0).abs() < 0.005, "{}", off.tpm);
+    assert!((on.tpm / 7499.0 - 1.0).abs() < 0.005, "{}", on.tpm);
+    let per_commit = |r: &storlab_sim::db::DbResult| r.pools[1].write_iops / (r.tpm / 60.0);
+    assert!((per_commit(&off) - 1.0).abs() < 0.01, "{}", per_commit(&off));
+    assert!((per_commit(&on) - 2.0).abs() < 0.02, "{}", per_commit(&on));
+    // sync_binlog = 0: the kernel writes it back, no durable write at commit.
+    let lazy = run_db(&dep, &innodb(1.0, 0.0, r#"log_bin = "ON", sync_binlog = "0""#), &params(1), &lats);
+    assert!((lazy.tpm / 14996.0 - 1.0).abs() < 0.005, "{}", lazy.tpm);
+}
+
+// Two pages dirtied a transaction, no write-back curve: each is written
+// back as a page of its own, 2 × 16 KiB a transaction. With the doublewrite
+// buffer every page is written a second time first, in sequential writes of
+// up to 64 pages (1 MiB): twice the bytes, and 1 + 1/64 the writes.
+#[test]
+fn the_doublewrite_buffer_writes_each_page_twice_in_blocks_of_a_mebibyte() {
+    let dep = deployment();
+    let lats = [constant(1.0), constant(1.0)];
+    // One user, 5 ms of CPU and a 1 ms commit: about 166 transactions and
+    // 333 pages a second, well inside the data gp3's 3,000 IOPS.
+    let mut p = params(1);
+    p.duration_s = 60.0;
+    let off = run_db(&dep, &innodb(5000.0, 2.0, r#"innodb_doublewrite = "OFF""#), &p, &lats);
+    let on = run_db(&dep, &innodb(5000.0, 2.0, r#"innodb_doublewrite = "ON""#), &p, &lats);
+    let per_txn = |r: &storlab_sim::db::DbResult| (r.pools[0].write_bytes_s / (r.tpm / 60.0), r.pools[0].write_iops / (r.tpm / 60.0));
+    let (b_off, n_off) = per_txn(&off);
+    let (b_on, n_on) = per_txn(&on);
+    // The flusher's slices end at 5 s steps: a slice's pages may fall just
+    // outside the window, hence 5 %.
+    assert!((b_off / 32768.0 - 1.0).abs() < 0.05, "{b_off}");
+    assert!((b_on / 65536.0 - 1.0).abs() < 0.05, "{b_on}");
+    assert!((n_on / n_off - (1.0 + 1.0 / 64.0)).abs() < 0.01, "{n_on} {n_off}");
+}
+
+// RDS for MySQL turns the binary log on with backups and syncs it at every
+// group (MySQL 8.0's default); Optimized Writes turns the doublewrite
+// buffer off on db.r6i from its announcement (re:Invent 2022), not on
+// db.r5, and not before; a config's own settings come last.
+#[test]
+fn rds_puts_the_binary_log_on_and_optimized_writes_the_doublewrite_off() {
+    use storlab_sim::writepath::WritePath;
+    let prof = innodb(1.0, 1.0, r#"innodb_doublewrite = "ON", log_bin = "OFF", sync_binlog = "0""#);
+    let rds = |class: &str, as_of: Option<&str>, settings: &str| {
+        let cat = common::catalog();
+        let as_of = as_of.map(|d| format!("as_of = \"{d}\"\n")).unwrap_or_default();
+        let text = format!("{as_of}[configs.a]\nhost = \"aws/rds/{class}\"\nengine = \"mysql\"\n{settings}\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp3\"\nsize_gib = 200\n");
+        let sc = ScenarioFile::from_toml("s.toml", &text).unwrap();
+        let cat = match &sc.as_of {
+            Some(d) => cat.on(d, storlab_model::error::Location::new("s.toml", "as_of", "")).unwrap(),
+            None => cat,
+        };
+        let dep = resolve_all(&cat, "s.toml", &sc).unwrap().remove(0);
+        WritePath::resolve(&dep, &prof).unwrap()
+    };
+    let r6i = rds("db.r6i.2xlarge", None, "");
+    assert!(!r6i.doublewrite && r6i.binlog_sync_every == 1, "{r6i:?}");
+    assert!(r6i.words.contains("Optimized Writes"), "{}", r6i.words);
+    let r5 = rds("db.r5.2xlarge", None, "");
+    assert!(r5.doublewrite && r5.binlog_sync_every == 1, "{r5:?}");
+    let before = rds("db.r6i.2xlarge", Some("2022-06-01"), "");
+    assert!(before.doublewrite, "{before:?}");
+    let own = rds("db.r6i.2xlarge", None, "settings = { log_bin = \"OFF\", innodb_doublewrite = true }");
+    assert!(own.doublewrite && own.binlog_sync_every == 0, "{own:?}");
+    // A PostgreSQL profile has no InnoDB write path.
+    assert!(WritePath::resolve(&deployment(), &profile(1.0, 0.0, 0.0)).is_none());
+}
