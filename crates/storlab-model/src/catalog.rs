@@ -491,6 +491,12 @@ pub struct DevicePeriod {
     pub iops_burst: Option<BurstRule>,
     #[serde(default)]
     pub throughput_burst: Option<BurstRule>,
+    /// The device did not burst in this period: no credit bucket and no
+    /// on-demand bursting (Azure Premium SSD before credit-based bursting
+    /// reached P20 and smaller, and before on-demand bursting reached P30
+    /// and larger).
+    #[serde(default)]
+    pub no_burst: bool,
     #[serde(default)]
     pub requires: Option<Requires>,
 }
@@ -624,6 +630,11 @@ impl DeviceSpec {
                 take_opt!(iops_burst);
                 take_opt!(throughput_burst);
                 take_opt!(requires);
+                if p.no_burst {
+                    d.iops_burst = None;
+                    d.throughput_burst = None;
+                    d.on_demand_burst = None;
+                }
                 let applied = RulesApplied { id: self.id.clone(), from: Some(p.from.clone()), until: Some(p.until.clone()), source: url(&p.src), note: p.note.clone() };
                 Ok((d, applied))
             }

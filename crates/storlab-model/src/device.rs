@@ -261,7 +261,7 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
     }
     if p.on_demand {
         let od = spec.on_demand_burst.as_ref().ok_or_else(|| {
-            c.err("bursting", format!("{id} has no on-demand bursting (Azure offers it on Premium SSD P30 and larger)"))
+            c.err("bursting", format!("{id} has no on-demand bursting under the rules applied (Azure offers it on Premium SSD P30 and larger, in every public region from 2021-09-29) — drop bursting = \"on-demand\" or pick a later as_of"))
         })?;
         if let Some(min) = &od.min_size_gib {
             if size_gib < min.value {

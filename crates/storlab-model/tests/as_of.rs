@@ -141,3 +141,70 @@ fn instance_ebs_limits_follow_their_dates() {
     let e = storlab_model::limits(&cat, "s.toml", &sc("2018-08-29", "r5dn.24xlarge")).unwrap_err().to_string();
     assert!(e.contains("2019-11-04") && e.contains("host"), "{e}");
 }
+
+fn azure_disk(date: &str, device: &str, extra: &str) -> String {
+    format!("as_of = \"{date}\"\n[configs.a]\nhost = \"azure/vm/Standard_DS14_v2\"\n[[configs.a.pools]]\ndevice = \"azure/premium-ssd/{device}\"\n{extra}")
+}
+
+// Azure Premium SSD P10: 500 IOPS, 100 MiB/s in the size table of
+// 2019-03-13 and today. Credit-based bursting (in every public region by the
+// bursting include of 2020-03-29): up to 3,500 IOPS and 170 MiB/s, "30
+// minutes at the maximum burst rate" from a full bucket, so the bucket holds
+// (3,500 − 500) × 1,800 = 5,400,000 I/Os and lasts 5.4 M / (3,500 − 500) =
+// 1,800 s. In June 2019 the disk did not burst: burst = baseline, no bucket.
+#[test]
+fn premium_ssd_p10_bursts_only_from_2020_03_29() {
+    let cat = catalog();
+    let old = storlab_model::limits(&cat, "s.toml", &azure_disk("2019-06-01", "P10", "")).unwrap();
+    let p = &old.configs[0].pools[0];
+    assert_eq!((p.baseline_iops, p.burst_iops, p.burst_s), (500.0, 500.0, None));
+    assert_eq!((p.baseline_bytes_s, p.burst_bytes_s, p.throughput_burst_s), (100.0 * MIB, 100.0 * MIB, None));
+    let r = old.configs[0].rules_applied.iter().find(|r| r.id == "azure/premium-ssd/P10").expect("P10's rules named");
+    assert_eq!((r.from.as_deref(), r.until.as_deref()), (Some("2019-03-13"), Some("2020-03-29")));
+
+    let new = storlab_model::limits(&cat, "s.toml", &azure_disk("2021-01-01", "P10", "")).unwrap();
+    let p = &new.configs[0].pools[0];
+    assert_eq!((p.baseline_iops, p.burst_iops), (500.0, 3500.0));
+    assert_eq!(p.burst_s.map(|s| s.round()), Some(1800.0));
+    assert_eq!((p.baseline_bytes_s, p.burst_bytes_s), (100.0 * MIB, 170.0 * MIB));
+    // The day the include gives applies the new rule.
+    let day = storlab_model::limits(&cat, "s.toml", &azure_disk("2020-03-29", "P10", "")).unwrap();
+    assert_eq!(day.configs[0].pools[0].burst_iops, 3500.0);
+}
+
+// P1–P3 arrived with bursting (preview December 2019; the catalog knows them
+// from the include of 2020-03-29); the size table of 2019-03-13 starts at P4.
+// A date before the catalog knows a tier is refused with its first date.
+#[test]
+fn premium_ssd_before_the_catalog_knows_it_is_refused_with_the_first_date() {
+    let cat = catalog();
+    let e = storlab_model::limits(&cat, "s.toml", &azure_disk("2019-06-01", "P1", "")).unwrap_err().to_string();
+    assert!(e.contains("2020-03-29") && e.contains("azure/premium-ssd/P1"), "{e}");
+    let e = storlab_model::limits(&cat, "s.toml", &azure_disk("2018-06-01", "P10", "")).unwrap_err().to_string();
+    assert!(e.contains("2019-03-13") && e.contains("azure/premium-ssd/P10"), "{e}");
+}
+
+// P60 in preview (size table of 2019-03-13): 12,500 IOPS and 480 MiB/s;
+// today's 16,000 and 500 from the include of 2019-10-24.
+#[test]
+fn premium_ssd_p60_preview_figures() {
+    let cat = catalog();
+    let old = storlab_model::limits(&cat, "s.toml", &azure_disk("2019-06-01", "P60", "")).unwrap();
+    let p = &old.configs[0].pools[0];
+    assert_eq!((p.baseline_iops, p.baseline_bytes_s), (12_500.0, 480.0 * MIB));
+    let later = storlab_model::limits(&cat, "s.toml", &azure_disk("2020-06-01", "P60", "")).unwrap();
+    let p = &later.configs[0].pools[0];
+    assert_eq!((p.baseline_iops, p.baseline_bytes_s), (16_000.0, 500.0 * MIB));
+}
+
+// On-demand bursting on P30 and larger: up to 30,000 IOPS and 1,000 MB/s
+// (bursting include), in every public region from 2021-09-29 (the docs as
+// quoted in azure-docs PR 81699). Asked for in 2020, it is refused.
+#[test]
+fn premium_ssd_on_demand_bursting_from_2021_09_29() {
+    let cat = catalog();
+    let e = storlab_model::limits(&cat, "s.toml", &azure_disk("2020-06-01", "P30", "bursting = \"on-demand\"\n")).unwrap_err().to_string();
+    assert!(e.contains("on-demand"), "{e}");
+    let r = storlab_model::limits(&cat, "s.toml", &azure_disk("2022-01-01", "P30", "bursting = \"on-demand\"\n")).unwrap();
+    assert_eq!(r.configs[0].pools[0].burst_iops, 30_000.0);
+}
