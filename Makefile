@@ -21,8 +21,13 @@ $(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
 	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "pytest-xdist>=3" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40" "ray>=2.9"
 	@mkdir -p $(STAMPS) && touch $@
 
+# The module is built with the Rust tests' profile (`tests` in Cargo.toml:
+# release optimisation without link-time optimisation), so `cargo test`
+# reuses every crate it compiled; `make bench` rebuilds it with --release.
+MATURIN := VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin develop --quiet
+
 $(STAMPS)/install: $(STAMPS)/deps $(RUST_SOURCES)
-	VIRTUAL_ENV=$(CURDIR)/$(VENV) PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/maturin develop --release --quiet
+	$(MATURIN) --profile tests
 	@mkdir -p $(STAMPS) && touch $@
 
 # `storlab bench db --db managed-postgres` and its tests run PostgreSQL's own
@@ -62,7 +67,10 @@ $(STAMPS)/system: Makefile
 	fi
 	@mkdir -p $(STAMPS) && touch $@
 
-install: $(STAMPS)/install $(STAMPS)/system ## Create .venv at the repo root with storlab in it
+# The build and the Debian packages' download go side by side: one keeps
+# the cores busy, the other the network.
+install: ## Create .venv at the repo root with storlab in it
+	@$(MAKE) --no-print-directory -j2 $(STAMPS)/install $(STAMPS)/system
 	@$(BIN)/storlab --version
 
 demo: install ## Set up and run the main job
@@ -75,21 +83,26 @@ NO_SERVERS := not slow and not needs_postgres and not needs_mariadb and not need
 
 test: install test-rust test-python ## Set up and run every test (cargo and pytest)
 
+# storlab-py is in the workspace's build (its dependencies' features then
+# match the module's, so nothing is compiled twice) but has no tests of
+# its own (Cargo.toml: test = false); pytest tests the binding.
 test-rust: ## cargo tests of the Rust crates
-	cargo test --profile tests --workspace --exclude storlab-py
+	cargo test --profile tests --workspace
 
 test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --durations=15
 
 check: install ## The edit loop: cargo tests and pytest without servers, FUSE, browser or slow tests
-	cargo test --profile tests --workspace --exclude storlab-py
+	cargo test --profile tests --workspace
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "$(NO_SERVERS)"
 
 test-quick: check ## The same as make check
 
 bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw files in bench/results/)
+	$(MATURIN) --release
+	@touch $(STAMPS)/install
 	$(BIN)/pip install --quiet "simpy>=4"
 	$(BIN)/python bench/simulate_speed.py
 	$(BIN)/python bench/db_sim_speed.py
