@@ -1,5 +1,5 @@
 """Database workload profiles recorded on a managed MariaDB (`storlab bench
-db --db managed-mariadb --workload tpcc --profile-out FILE`), in the same
+db --db managed-mariadb --workload tpcc|insert --profile-out FILE`), in the same
 format as PostgreSQL's (docs/profile.md) so that `storlab simulate` reads
 them unchanged.
 
@@ -272,16 +272,21 @@ def outside_run(managed: Any, pool: int, run_once: Callable[[], dict[str, Any]])
 
 def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
            run_one: Callable[[int, float, float], dict[str, Any]], rampup_s: float, duration_s: float,
-           warehouses: int, disk: dict[str, Any], cpu_reference: dict[str, Any] | None = None,
+           warehouses: int, disk: dict[str, Any], commit_every: int = 0, cpu_reference: dict[str, Any] | None = None,
            cpu_speed: dict[str, Any] | None = None) -> dict[str, Any]:
-    """After the sweep on a managed MariaDB (TPC-C): the miss-ratio runs and
-    the run at one user without a redo flush, then the profile written to
-    `path`, as profile.record does on PostgreSQL."""
-    if wspec["kind"] != "tpcc":
-        raise StorlabError("--profile-out on managed-mariadb records TPC-C only for now — use --workload tpcc")
+    """After the sweep on a managed MariaDB (TPC-C or the insert storm): the
+    miss-ratio runs and, for TPC-C, the run at one user without a redo
+    flush, then the profile written to `path`, as profile.record does on
+    PostgreSQL."""
+    kind = wspec["kind"]
+    if kind not in ("tpcc", "insert"):
+        raise StorlabError("--profile-out on managed-mariadb records TPC-C and the insert storm — use --workload "
+                           "tpcc or --workload insert")
+    insert = kind == "insert"
     read_only = base.read_only_types(wspec)
-    # The data size after the sweep's first run (profile.record says why).
-    size_run = runs[0]
+    # The data size after the sweep's first run, or for the insert storm at
+    # its end, every row in (profile.record says why).
+    size_run = runs[-1] if insert else runs[0]
     data_bytes = float(sum(((size_run.get("server") or {}).get("relation_bytes") or {}).values()))
     if data_bytes <= 0:
         raise StorlabError("the recording found no tables to size — is the workload's schema in database storlab?")
@@ -293,15 +298,20 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     sweep_pool = buffer_pool_bytes(managed)
     swept = sorted({r["vus"] for r in runs})
     vus_m = swept[len(swept) // 2]
-    ramp, dur = min(rampup_s, 5.0), min(duration_s, 15.0)
+    ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
     pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
-    outside = outside_run(managed, sweep_pool, lambda: run_one(1, ramp, dur))
+    outside = None if insert else outside_run(managed, sweep_pool, lambda: run_one(1, ramp, dur))
+    window = "each until its rows were in" if insert else f"{dur:g} s windows after {ramp:g} s"
+    sized = "at the end" if insert else "after the sweep's first run"
     method = (f"runs at {len(pts)} innodb_buffer_pool_size values on the managed server, each after reading every "
-              f"index through once, {vus_m} VUs, {dur:g} s windows after {ramp:g} s; cache fraction = the pool InnoDB "
-              "gave / the data (data_length + index_length) after the sweep's first run; miss ratio = "
+              f"index through once, {vus_m} VUs, {window}; cache fraction = the pool InnoDB "
+              f"gave / the data (data_length + index_length) {sized}; miss ratio = "
               "Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests (SHOW GLOBAL STATUS) over the window, "
               "made non-increasing by a running minimum")
-    scale = float(warehouses)
+    if insert:
+        scale, unit, name = float(sum(r.get("rows") or 0 for r in runs)), "row", "insert"
+    else:
+        scale, unit, name = float(warehouses), "warehouse", "tpcc"
     server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
     prov = base.provenance(server, scale=scale, vus=swept, disk=disk_text, cpu_speed=cpu_speed)
@@ -322,7 +332,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     prov["write_path"] = write_path(runs)
     if cpu_reference:
         prov["cpu_reference"] = cpu_reference
-    prof = base.build(name=path.stem, workload="tpcc", kind="tpcc", scale=scale, scale_unit="warehouse",
+    prof = base.build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit,
                       sweep=sweep, mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run,
                       read_only=read_only)
     prof["data"]["page_bytes"] = PAGE_BYTES
@@ -331,7 +341,9 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         prof["concurrency"]["cpu_us_sync_off"] = outside[1]
         prof["concurrency"]["flush_cpu_us"] = base.flush_cpu(prof["concurrency"], outside[1])
     for t in prof["transaction"]:
-        if t["name"] in base.TPCC_ROW_LOCKS:
+        if insert:
+            t["rows_per_txn"] = float(commit_every)
+        elif t["name"] in base.TPCC_ROW_LOCKS:
             t["row_locks"] = base.TPCC_ROW_LOCKS[t["name"]]
     from storlab.calibrate import flush_probe
 

@@ -309,8 +309,9 @@ def bench_db(
         if db not in ("managed-postgres", "managed-mariadb"):
             raise StorlabError("--profile-out needs --db managed-postgres or managed-mariadb — the recorder restarts "
                                "the server at several cache sizes and reads its statistics")
-        if db == "managed-mariadb" and wspec["kind"] != "tpcc":
-            raise StorlabError("--profile-out on managed-mariadb records TPC-C only for now — use --workload tpcc")
+        if db == "managed-mariadb" and wspec["kind"] not in ("tpcc", "insert"):
+            raise StorlabError("--profile-out on managed-mariadb records TPC-C and the insert storm — use --workload "
+                               "tpcc or --workload insert")
         steps_vus, auto = dbprofile.record_sweep_vus(steps_vus), False
         # The plan and its length first: a recording runs for minutes.
         print(dbprofile.plan(recording, steps_vus, repeat, ramp_s, dur_s, engine=db, kind=wspec["kind"]), file=sys.stderr)
@@ -434,7 +435,7 @@ def bench_db(
         if recording is not None and runs and not interrupted and db == "managed-mariadb":
             profile_info = myprofile.record(
                 recording, database.managed, runs, wspec, run_one=lambda v, r, d: run_one(v, 0, r, d, False),
-                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses,
+                rampup_s=ramp_s, duration_s=dur_s, warehouses=warehouses, commit_every=commit_every,
                 disk=host_info(dbdir) if dbdir else {}, cpu_reference=cpu_ref,
                 cpu_speed=cpu_speed)
         elif recording is not None and runs and not interrupted:
