@@ -66,6 +66,9 @@ prediction within one session. Each measured point also reports the WAL
 sync time PostgreSQL saw (io_profile.wal_sync_us) and the syncs per
 transaction. `--predict-only` predicts the runs already in --out again.
 
+`--engine mariadb` does the same on a managed MariaDB with the shipped
+`tpcc-mariadb` (its results under the name db_accuracy_mariadb).
+
 Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
 
@@ -101,7 +104,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import RESULTS, record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILE = "tpcc-postgresql"
+# Per engine (--engine): the managed server bench db runs, the shipped
+# profile, the arguments it was recorded with (its provenance's command)
+# and the name its results go under.
+ENGINES = {
+    "postgresql": {"db": "managed-postgres", "profile": "tpcc-postgresql", "results": "db_accuracy",
+                   "record": ["--warehouses", "2", "--vus", "1,2,4,8,16", "--rampup", "3", "--duration", "20"]},
+    "mariadb": {"db": "managed-mariadb", "profile": "tpcc-mariadb", "results": "db_accuracy_mariadb",
+                "record": ["--warehouses", "2", "--vus", "1,2,4,8", "--rampup", "3", "--duration", "20"]},
+}
+PROFILE = ENGINES["postgresql"]["profile"]
 OUT = Path("/var/tmp/storlab-db-accuracy-out")
 
 
@@ -153,7 +165,7 @@ def calibrate(out: Path, db_dir: Path) -> Path:
 def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_dir: Path, seed: int, keep: bool,
              emulate: str | None = None, env: dict | None = None, repeat: int = 1,
              settings: list[str] | None = None) -> dict:
-    cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(db_dir),
+    cmd = [storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", ENGINES[args.engine]["db"], "--dir", str(db_dir),
            "--warehouses", str(warehouses), "--vus", ",".join(map(str, vus)), "--rampup", str(args.rampup),
            "--duration", str(args.duration), "--seed", str(seed), "--repeat", str(repeat), "--json"]
     if keep:
@@ -165,7 +177,6 @@ def bench_db(args: argparse.Namespace, *, warehouses: int, vus: list[int], db_di
     return run_json(cmd, env=env)
 
 
-RECORD_ARGS = ["--warehouses", "2", "--vus", "1,2,4,8,16", "--rampup", "3", "--duration", "20"]
 RECORD_REPEAT = 3  # the shipped profile's --repeat
 
 
@@ -176,8 +187,9 @@ def record_profile(args: argparse.Namespace, out: Path, name: str) -> Path:
     d = args.dir / name
     print(f"recording {path.name}: storlab bench db ... --profile-out (about 9 minutes)", flush=True)
     t0 = time.time()
-    rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", "managed-postgres", "--dir", str(d),
-                    *RECORD_ARGS, "--repeat", str(args.record_repeat), "--profile-out", str(path), "--json"])
+    e = ENGINES[args.engine]
+    rec = run_json([storlab_bin(), "bench", "db", "--workload", "tpcc", "--db", e["db"], "--dir", str(d),
+                    *e["record"], "--repeat", str(args.record_repeat), "--profile-out", str(path), "--json"])
     (out / f"{name}-run.json").write_text(json.dumps(rec, indent=1) + "\n")
     print(f"  {time.time() - t0:.0f} s", flush=True)
     return path
@@ -545,8 +557,8 @@ def writeback_table(out: Path, configs: list[str], predicted: dict | None = None
         bytes_s = sum(byts["values"][-k - 1:-1]) / (k * period)
         window = sum(r["duration_s"] for r in runs)
         tot = [r["io_profile"]["totals"] for r in runs]
-        wal_s = sum(t["wal_sync"] for t in tot) / window
-        wal_bytes_s = sum(t["wal_bytes"] for t in tot) / window
+        wal_s = sum(t.get("wal_sync", 0.0) for t in tot) / window
+        wal_bytes_s = sum(t.get("wal_bytes", 0.0) for t in tot) / window
         tps = sum(r["io_profile"]["transactions"] for r in runs) / window
         data_ops = max(ops_s - wal_s, 0.0)
         row = {"config": cfg, "volume_write_ops_s": ops_s, "wal_syncs_s": wal_s, "tps": tps,
@@ -565,6 +577,9 @@ def writeback_table(out: Path, configs: list[str], predicted: dict | None = None
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ints = lambda s: [int(x) for x in s.split(",")]  # noqa: E731
+    ap.add_argument("--engine", choices=sorted(ENGINES), default="postgresql",
+                    help="the managed server and shipped profile (default postgresql: managed-postgres, "
+                         "tpcc-postgresql; mariadb: managed-mariadb, tpcc-mariadb)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warehouses", type=ints, default=[4, 8])
     ap.add_argument("--vus", type=ints, default=[1, 2, 3, 4, 6, 8, 11])
@@ -585,7 +600,7 @@ def main() -> None:
     ap.add_argument("--emu-setting", action="append", default=[], metavar="NAME=VALUE",
                     help="a server setting for the emulated runs (bench db --setting; repeatable), e.g. "
                          "shared_buffers=320MB: the data in shared_buffers, as the profile was recorded")
-    ap.add_argument("--emu-profile", default=PROFILE,
+    ap.add_argument("--emu-profile", default=None,
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
@@ -595,8 +610,11 @@ def main() -> None:
                     help="with --record: the recordings' --repeat (the shipped profile's: 3); more repeats, a "
                          "recorded curve less moved by the machine's noise")
     args = ap.parse_args()
+    engine = ENGINES[args.engine]
+    shipped = engine["profile"]
+    args.emu_profile = args.emu_profile or shipped
     args.out.mkdir(parents=True, exist_ok=True)
-    result: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "profile": PROFILE,
+    result: dict = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "profile": shipped,
                     "args": {k: str(v) for k, v in vars(args).items()}}
     summary_file = args.out / "summary.json"
     if summary_file.exists():
@@ -604,7 +622,7 @@ def main() -> None:
     try:
         if not args.no_local:
             overlay = calibrate(args.out, args.dir)
-            profiles = [(PROFILE, "")]
+            profiles = [(shipped, "")]
             if args.record and not args.predict_only:
                 profiles = [(str(record_profile(args, args.out, "profile-before")), "-before")]
             elif args.record:
@@ -660,7 +678,7 @@ def main() -> None:
     # other way round). One row: predicted over measured NOPM at every point
     # this run predicted from its first profile.
     command = "python bench/db_accuracy.py " + " ".join(sys.argv[1:])
-    raw_file = RESULTS / "db_accuracy.json"
+    raw_file = RESULTS / f"{engine['results']}.json"
     sections = json.loads(raw_file.read_text()).get("sections", {}) if raw_file.exists() else {}
     ratios = []
     ran = {k.split("-")[0] for k, v in result.items() if isinstance(v, dict) and "table" in v and "points" in v}
@@ -672,21 +690,21 @@ def main() -> None:
                              "points": part["points"], "table": part["table"]}
             if key in ("local", "local-before", "emulated"):
                 ratios += [x["predicted"] / statistics.median(x["measured"]) for x in part["points"] if x["measured"]]
-    write_tables(sections)
+    write_tables(sections, engine["results"], args.engine)
     if ratios:
-        record("db_accuracy", f"simulate / bench db NOPM, TPC-C, {len(ratios)} points", statistics.median(ratios),
-               min(ratios), max(ratios), {"sections": sections})
+        record(engine["results"], f"simulate / bench db NOPM, TPC-C on {args.engine}, {len(ratios)} points",
+               statistics.median(ratios), min(ratios), max(ratios), {"sections": sections})
 
 
-def write_tables(sections: dict) -> None:
-    """bench/results/db_accuracy.md from the sections of db_accuracy.json."""
-    lines = ["# Database model accuracy (bench/db_accuracy.py)", "",
+def write_tables(sections: dict, name: str, engine: str) -> None:
+    """bench/results/NAME.md from the sections of NAME.json."""
+    lines = [f"# Database model accuracy on {engine} (bench/db_accuracy.py)", "",
              "The latest tables, each with the command that made it.", ""]
     for key, part in sections.items():
         lines += [f"## {key}: predicted from {part['predicted_from']}", "", f"    {part['command']}", "",
                   *part["table"], ""]
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "db_accuracy.md").write_text("\n".join(lines))
+    (RESULTS / f"{name}.md").write_text("\n".join(lines))
 
 if __name__ == "__main__":
     main()
