@@ -71,19 +71,25 @@ def test_a_workload_file_is_not_recorded_on_mariadb_and_nothing_runs_first(storl
     assert not (where / "m").exists() and not (where / "p.toml").exists()
 
 
-@pytest.mark.needs_mariadb
-@pytest.mark.slow
-def test_an_insert_storm_profile_is_recorded_on_mariadb(storlab, where):
+def recorded(storlab, out: Path, *args: str) -> dict:
+    """A profile recorded on a managed MariaDB in a folder beside `out`,
+    the server gone with its folder afterwards."""
     try:
         find_bins()
     except DatabaseError as e:
         pytest.skip(str(e))
-    out = where / "ins.toml"
-    r = storlab("bench", "db", "--db", "managed-mariadb", "--dir", str(where / "m"), "--workload", "insert",
-                "--vus", "1,2", "--rows-per-user", "1000", "--commit-every", "100", "--profile-out", str(out))
+    m = out.parent / "m"
+    r = storlab("bench", "db", "--db", "managed-mariadb", "--dir", str(m), *args, "--profile-out", str(out))
     assert r.returncode == 0, r.stderr
-    assert not (where / "m").exists()
-    prof = tomllib.loads(out.read_text())
+    assert not m.exists()
+    return tomllib.loads(out.read_text())
+
+
+@pytest.mark.needs_mariadb
+@pytest.mark.slow
+def test_an_insert_storm_profile_is_recorded_on_mariadb(storlab, where):
+    prof = recorded(storlab, where / "ins.toml", "--workload", "insert", "--vus", "1,2", "--rows-per-user", "1000",
+                    "--commit-every", "100")
     assert prof["workload"] == "insert" and prof["scale_unit"] == "row" and prof["data"]["page_bytes"] == 16384
     assert prof["provenance"]["engine"] == "mariadb"
     # 1 user and 2 users × 1,000 rows each.
@@ -102,17 +108,9 @@ def test_an_insert_storm_profile_is_recorded_on_mariadb(storlab, where):
 @pytest.mark.needs_mariadb
 @pytest.mark.slow
 def test_a_recorded_mariadb_profile_has_innodb_figures_and_simulates(storlab, where, scenario):
-    try:
-        find_bins()
-    except DatabaseError as e:
-        pytest.skip(str(e))
     out = where / "tiny.toml"
-    r = storlab("bench", "db", "--db", "managed-mariadb", "--dir", str(where / "m"), "--workload", "tpcc",
-                "--warehouses", "1", "--vus", "1,2", "--rampup", "1", "--duration", "3", "--profile-out", str(out))
-    assert r.returncode == 0, r.stderr
-    # The server is gone with its folder.
-    assert not (where / "m").exists()
-    prof = tomllib.loads(out.read_text())
+    prof = recorded(storlab, out, "--workload", "tpcc", "--warehouses", "1", "--vus", "1,2", "--rampup", "1",
+                    "--duration", "3")
     assert prof["data"]["page_bytes"] == 16384  # innodb_page_size's default
     assert prof["provenance"]["database"].startswith("MariaDB")
     for name in ("innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_doublewrite", "log_bin",
