@@ -100,7 +100,7 @@ check: install ## The edit loop: cargo tests and pytest without servers, FUSE, b
 
 test-quick: check ## The same as make check
 
-bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw files in bench/results/)
+bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw results in bench/results.json)
 	$(MATURIN) --release
 	@touch $(STAMPS)/install
 	$(BIN)/pip install --quiet "simpy>=4"

@@ -1,5 +1,6 @@
 """Helpers shared by the benchmarks: the one results writer (each run
-replaces bench/results/<name>.json and appends a row to bench/RESULTS.md),
+replaces its own entry of bench/results.json and appends a row to
+bench/RESULTS.md),
 and for the emulator benchmarks: run fio, mount and unmount an emulated
 volume or a bindfs peer."""
 
@@ -16,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
-RESULTS = BENCH / "results"
+RESULTS = BENCH / "results.json"
 TABLE = BENCH / "RESULTS.md"
 
 STORLAB = [sys.executable, "-m", "storlab.cli"]
@@ -103,18 +104,28 @@ def commit() -> str:
     return r.stdout.strip() or "unknown"
 
 
+def raw_results(name: str) -> dict | None:
+    """A benchmark's latest raw results: its entry of bench/results.json."""
+    if not RESULTS.exists():
+        return None
+    return json.loads(RESULTS.read_text()).get(name)
+
+
 def record(name: str, what: str, ratio: float, lo: float, hi: float, raw: dict) -> Path:
-    """The end of every benchmark: its raw results replace
-    bench/results/NAME.json (the machine's load after the runs stamped on
-    them) and one row goes onto bench/RESULTS.md — date, commit, what, the
-    median ratio and the spread of the per-round ratios."""
+    """The end of every benchmark: its raw results replace its entry NAME of
+    bench/results.json (the machine's load after the runs stamped on them;
+    the other benchmarks' entries are kept) and one row goes onto
+    bench/RESULTS.md — date, commit, what, the median ratio and the spread
+    of the per-round ratios."""
     raw = {**raw, "host_after": host()}
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"{name}.json"
-    out.write_text(json.dumps(raw, indent=1) + "\n")
+    every = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    every[name] = raw
+    tmp = RESULTS.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(dict(sorted(every.items())), indent=1) + "\n")
+    tmp.replace(RESULTS)
     row = (f"| {datetime.now(timezone.utc):%Y-%m-%d} | {commit()} | {what} | {ratio:.3f} | "
            f"{lo:.3f}–{hi:.3f} |\n")
     with TABLE.open("a") as f:
         f.write(row)
-    print(f"raw results: {out.relative_to(BENCH.parent)}; row added to bench/RESULTS.md:\n{row}", end="", file=sys.stderr)
-    return out
+    print(f"raw results: bench/results.json, entry {name}; row added to bench/RESULTS.md:\n{row}", end="", file=sys.stderr)
+    return RESULTS

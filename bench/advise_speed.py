@@ -18,7 +18,7 @@ full-duration run it replaces.
 Prints each round's wall times, the medians, the ratio of the medians with
 its spread over the rounds, and the NOPM of both sweeps.
 
-    python bench/advise_speed.py [--rounds 3]   # raw results: bench/results/advise_speed.json
+    python bench/advise_speed.py [--rounds 3]   # raw results: the entry advise_speed of bench/results.json
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ after recovery, those lost (must be 0), mounts left behind (must be 0),
 trials whose `bench db` said the database's volume went away, and the
 seconds a trial takes.
 
-The raw results replace bench/results/crash_trials.json; each engine adds a
+The raw results replace the entry crash_trials of bench/results.json; each engine adds a
 row to bench/RESULTS.md whose ratio is the share of acknowledged New-Orders
 found after recovery (median over the trials, with the lowest and highest),
 so 1.000 is the only passing value.

@@ -73,8 +73,8 @@ Nothing is fitted to the runs being predicted: the profile, the calibrated
 disk and the catalog are the model's only inputs.
 
 The runs, profiles and predictions go into --out (a scratch folder by
-default); the tables replace bench/results/db_accuracy.md, the summary
-bench/results/db_accuracy.json, and one row (the median of predicted over
+default); the tables replace this engine's in bench/ACCURACY.md, the summary
+its entry of bench/results.json, and one row (the median of predicted over
 measured NOPM, with its lowest and highest) goes onto bench/RESULTS.md.
 
     python bench/db_accuracy.py [--record] [--rounds 3] [--warehouses 4,8] [--vus 1,2,3,4,6,8,11]
@@ -101,7 +101,7 @@ from storlab.calibrate import this_host
 from storlab.db.profile import cpu_per_txn
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import RESULTS, record  # noqa: E402
+from _common import BENCH, raw_results, record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # Per engine (--engine): the managed server bench db runs, the shipped
@@ -678,8 +678,7 @@ def main() -> None:
     # other way round). One row: predicted over measured NOPM at every point
     # this run predicted from its first profile.
     command = "python bench/db_accuracy.py " + " ".join(sys.argv[1:])
-    raw_file = RESULTS / f"{engine['results']}.json"
-    sections = json.loads(raw_file.read_text()).get("sections", {}) if raw_file.exists() else {}
+    sections = (raw_results(engine["results"]) or {}).get("sections", {})
     ratios = []
     ran = {k.split("-")[0] for k, v in result.items() if isinstance(v, dict) and "table" in v and "points" in v}
     sections = {k: v for k, v in sections.items() if k.split("-")[0] not in ran}
@@ -690,21 +689,23 @@ def main() -> None:
                              "points": part["points"], "table": part["table"]}
             if key in ("local", "local-before", "emulated"):
                 ratios += [x["predicted"] / statistics.median(x["measured"]) for x in part["points"] if x["measured"]]
-    write_tables(sections, engine["results"], args.engine)
+    write_tables({**{e: (raw_results(ENGINES[e]["results"]) or {}).get("sections", {}) for e in ENGINES},
+                  args.engine: sections})
     if ratios:
         record(engine["results"], f"simulate / bench db NOPM, TPC-C on {args.engine}, {len(ratios)} points",
                statistics.median(ratios), min(ratios), max(ratios), {"sections": sections})
 
 
-def write_tables(sections: dict, name: str, engine: str) -> None:
-    """bench/results/NAME.md from the sections of NAME.json."""
-    lines = [f"# Database model accuracy on {engine} (bench/db_accuracy.py)", "",
-             "The latest tables, each with the command that made it.", ""]
-    for key, part in sections.items():
-        lines += [f"## {key}: predicted from {part['predicted_from']}", "", f"    {part['command']}", "",
-                  *part["table"], ""]
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f"{name}.md").write_text("\n".join(lines))
+def write_tables(by_engine: dict[str, dict]) -> None:
+    """bench/ACCURACY.md from each engine's sections (bench/results.json)."""
+    lines = ["# Database model accuracy (bench/db_accuracy.py)", "",
+             "The latest tables per engine, each with the command that made it.", ""]
+    for engine, sections in by_engine.items():
+        for key, part in sections.items():
+            lines += [f"## {engine}, {key}: predicted from {part['predicted_from']}", "", f"    {part['command']}", "",
+                      *part["table"], ""]
+    (BENCH / "ACCURACY.md").write_text("\n".join(lines))
+
 
 if __name__ == "__main__":
     main()

@@ -25,7 +25,7 @@ Python start-up included) and the wall time of each, the ratio of the
 medians with its spread over the rounds, and both models' NOPM per VU count
 (a check that the two run the same model, not a target).
 
-    python bench/db_sim_speed.py [--rounds 3]   # raw results: bench/results/db_sim_speed.json
+    python bench/db_sim_speed.py [--rounds 3]   # raw results: the entry db_sim_speed of bench/results.json
 """
 
 from __future__ import annotations

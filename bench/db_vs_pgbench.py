@@ -22,7 +22,7 @@ counted over the same seconds. At scale 1 every transaction queues for the
 one branch row, and the lock queue deals turns fairly, so that check is
 sharper at `--scale` of the client count or more.
 
-The raw results replace bench/results/db_vs_pgbench.json; the row on
+The raw results replace the entry db_vs_pgbench of bench/results.json; the row on
 bench/RESULTS.md is the median of the per-round tps ratios with their lowest
 and highest.
 

@@ -10,7 +10,7 @@ prepared beforehand, so only the job runs); for storlab, the process's CPU
 time over the run, measured inside storlab (io_uring workers included). Then
 the null engines, which do no I/O: the framework's cost per I/O. Medians
 over the rounds; the machine is shared and noisy. The raw results replace
-bench/results/disk_vs_fio.json; the row on bench/RESULTS.md is the median of
+the entry disk_vs_fio of bench/results.json; the row on bench/RESULTS.md is the median of
 the eight tests' storlab/fio IOPS ratios, the spread their lowest and highest.
 
     python bench/disk_vs_fio.py [--path DIR] [--rounds 3] [--runtime 5]

@@ -12,7 +12,7 @@ that cluster in the pass-through's backing folder (so no run inherits
 another's orders), then `storlab bench db` runs the same users, warm-up and
 window on it.
 
-The raw results replace bench/results/emulate_overhead.json; the row on
+The raw results replace the entry emulate_overhead of bench/results.json; the row on
 bench/RESULTS.md is the median of the storlab/bindfs ratios (each fio job's,
 and TPC-C's with --what tpcc) with their lowest and highest.
 

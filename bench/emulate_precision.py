@@ -14,7 +14,7 @@ jobs on the same config (the modelled distribution, queueing included):
 4. `storlab bench disk --emulate` beside `storlab simulate`, CrystalDiskMark
    Default, every test the simulator finds cap-bound (target: 10 %).
 
-The raw results replace bench/results/emulate_precision.json; the row on
+The raw results replace the entry emulate_precision of bench/results.json; the row on
 bench/RESULTS.md is the median of the emulated/modelled ratios (the cap, the
 calibrated QD1 mean, the time to an empty burst bucket at the delivered rate,
 each cap-bound CrystalDiskMark test) with their lowest and highest.

@@ -14,7 +14,7 @@ Then the page is opened in headless Chromium (the system's, as the tests
 do): the time from navigation until every chart is drawn, and the longest
 main-thread task (PerformanceObserver "longtask"), the measure of a stall.
 Prints medians, their ratio and the spread (min–max); the raw results
-replace bench/results/report_speed.json, and the build-time ratio goes onto
+replace the entry report_speed of bench/results.json, and the build-time ratio goes onto
 bench/RESULTS.md.
 
     python bench/report_speed.py [--rounds 7]

@@ -10,7 +10,7 @@ Prints simulated I/Os per CPU second for each (both are single-threaded),
 their ratio, and the peak memory of storlab for 1 h and 24 h of simulated
 time. Medians over the rounds; the machine is shared and noisy.
 
-    python bench/simulate_speed.py [--rounds 3]   # raw results: bench/results/simulate_speed.json
+    python bench/simulate_speed.py [--rounds 3]   # raw results: the entry simulate_speed of bench/results.json
 """
 
 from __future__ import annotations
