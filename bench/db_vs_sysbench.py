@@ -251,7 +251,7 @@ def main() -> None:
     cmd = "python bench/db_vs_sysbench.py" + "".join(f" {x}" for x in sys.argv[1:])
     for c in summary:
         s = summary[c]["all"]
-        per = "; ".join(f"{u} users tps {v['median_tps_ratio']:.2f}, CPU/txn {v['median_cpu_ratio']:.2f} "
+        per = "; ".join(f"{u} user{'s' if u != '1' else ''} tps {v['median_tps_ratio']:.2f}, CPU/txn {v['median_cpu_ratio']:.2f} "
                         f"(window {v['median_window_cpu_ratio']:.2f})" for u, v in summary[c]["by_users"].items())
         what = {"insert": "insert storm (a commit a row) / sysbench oltp_insert",
                 "insert_file": "workload file (oltp_insert's row, in BEGIN/COMMIT) / sysbench oltp_insert",
