@@ -58,7 +58,7 @@ memory) and MariaDB's defaults otherwise, so each commit waits for the redo
 log's fsync; `--setting innodb_flush_log_at_trx_commit=2` takes the disk
 out and leaves the CPU (the clients' included) as the limit.
 
-The raw results replace bench/results/db_vs_sysbench.json; each comparison
+The raw results replace the entry db_vs_sysbench of bench/results.json; each comparison
 adds a row to bench/RESULTS.md: the median of the per-run tps ratios
 (storlab / sysbench) over every round and user count with their lowest and
 highest, the per-user-count medians of the tps and CPU-per-transaction
