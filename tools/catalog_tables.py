@@ -184,6 +184,34 @@ def cpu_speeds(out: Out) -> dict[str, tuple[str, str]]:
     return res
 
 
+CPU_CLOCK_TABLE = "cpu-clock.tsv"
+
+
+def cpu_clocks(out: Out) -> dict[str, dict[str, str]]:
+    """family (EC2) or table stem (Azure) -> the processor fields of the
+    cpu-clock table (cpu_model, cpu_generation, all_core_ghz, src); each row
+    is its own source."""
+    _, rows = read_table(TABLES / CPU_CLOCK_TABLE)
+    res = {}
+    for r in rows:
+        key = f"clock-{r['family']}"
+        meta = {"source": key, "url": r["url"], "date": r["date"], "note": r["quote"]}
+        if r["status"] != "vendor":
+            meta["status"] = r["status"]
+        r = dict(r, src=out.source(meta))
+        res[r["family"]] = r
+    return res
+
+
+def cpu_field(model: str, generation: str, src: str, clock: dict[str, str] | None) -> str:
+    """The host's `cpu` inline table; the clock cites its own row."""
+    f = {"model": q(model), "generation": q(generation)}
+    if clock and clock["all_core_ghz"]:
+        f["all_core_ghz"] = inline({"value": num(clock["all_core_ghz"]), "src": q(clock["src"])})
+    f["src"] = q(src)
+    return inline(f)
+
+
 # ------------------------------------------------------------------ EC2
 
 # The archived user guide (2023) and the Instance Types guide (2024) for the
@@ -278,6 +306,7 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
             sizes[r["instance"]] = (src, r)
     out.devices, store = store_devices(out)
     speeds = cpu_speeds(out)
+    clocks = cpu_clocks(out)
     lim_meta, lim_rows = read_table(TABLES / EC2_VOLUME_LIMIT_TABLE)
     lim_src = out.source(lim_meta)
     dedicated = set(lim_meta.get("families", "").split())
@@ -325,7 +354,7 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
             ("title", q(title)),
             ("src", q(ebs_src)),
             ("kind", q("ec2")),
-            ("cpu", inline({"model": q(f["cpu_model"]), "generation": q(f["cpu_generation"]), "src": q(out.cite(f["cpu_src"]))})),
+            ("cpu", cpu_field(f["cpu_model"], f["cpu_generation"], out.cite(f["cpu_src"]), clocks.get(family))),
             ("vcpus", sourced(s["vcpus"], size_src)),
             ("memory_gib", sourced(s["memory_gib"], size_src)),
             ("nitro", "true" if f["nitro"] == "yes" else "false"),
@@ -384,10 +413,12 @@ def azure(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dic
         known,
     )
     speeds = {k: v for k, v in cpu_speeds(out).items() if k.startswith("azure-")}
+    clocks = {k: v for k, v in cpu_clocks(out).items() if k.startswith("azure-")}
     for name in AZURE_TABLES:
         meta, rows = read_table(TABLES / name)
         src = out.source(meta)
         speed = speeds.get(name.removesuffix(".tsv"))
+        clock = clocks.get(name.removesuffix(".tsv"))
         premium = meta.get("premium_storage", "").startswith("yes")
         for r in rows:
             hid = f"azure/vm/{r['size']}"
@@ -401,6 +432,7 @@ def azure(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dic
                 ("kind", q("azure-vm")),
                 ("vcpus", num(r["vcpus"])),
                 ("memory_gib", num(mem)),
+                *([("cpu", cpu_field(clock["cpu_model"], clock["cpu_generation"], clock["src"], clock))] if clock else []),
                 *([("cpu_speed", speed[0]), ("cpu_speed_basis", speed[1])] if speed else []),
                 ("premium_storage", "true" if premium else "false"),
                 ("max_data_disks", num(r["max_data_disks"])),

@@ -338,3 +338,31 @@ def test_at_mb_s_on_st1(limits_json, scenario):
     assert b["unit"] == "bytes_s" and b["rate_while_full"] == 200e6
     assert abs(b["lasts_s"] - 1024 * 1024 / (200e6 / 2**20 - 40)) < 1
     assert abs(b["rate_after"] - 40 * 2**20) < 1
+
+
+def test_the_host_processor_and_its_all_core_clock(limits_json, scenario, storlab):
+    # Esv5: "Intel Xeon Platinum 8573C (Emerald Rapids), 8473C (Sapphire
+    # Rapids) or 8370C (Ice Lake) ... an all core turbo clock speed of 3.5 GHz"
+    # (the series summary, azure-compute-docs, 2024-08-01).
+    path = scenario(ds4(tier="P30", count=1, layout="single", vm="Standard_E8s_v5"))
+    c = limits_json(path)["configs"][0]
+    assert "8370C (Ice Lake)" in c["host_cpu"]["model"] and c["host_cpu"]["all_core_ghz"] == 3.5
+    r = storlab("limits", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "3.5 GHz all-core" in r.stdout, r.stdout
+    # DS4_v2 lands on several processor generations: no processor is named.
+    assert limits_json(scenario(ds4(), name="ds4.toml"))["configs"][0]["host_cpu"] is None
+
+
+def test_azure_p10_did_not_burst_before_credit_bursting(limits_json, scenario):
+    # Before credit-based bursting reached every public region (the bursting
+    # include of 2020-03-29) a P10 had no bucket: 500 IOPS with buckets full
+    # and empty. On 2021-01-01: 3,500 IOPS for (3,500 − 500) × 1,800 /
+    # (3,500 − 500) = 1,800 s.
+    path = scenario(ds4(tier="P10", count=1, layout="single"))
+    old = limits_json(path, "--as-of", "2019-06-01")["configs"][0]
+    p = old["pools"][0]
+    assert (p["baseline_iops"], p["burst_iops"], p["burst_s"]) == (500, 500, None)
+    new = limits_json(path, "--as-of", "2021-01-01")["configs"][0]
+    p = new["pools"][0]
+    assert (p["baseline_iops"], p["burst_iops"], p["burst_s"]) == (500, 3500, 1800)

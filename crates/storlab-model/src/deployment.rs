@@ -26,6 +26,9 @@ pub struct HostModel {
     /// Relative CPU speed per vCPU and its basis, where published.
     pub cpu_speed: Option<f64>,
     pub cpu_speed_basis: Option<String>,
+    /// The processor as the vendor names it, with its sustained all-core
+    /// clock where published.
+    pub cpu: Option<HostCpu>,
     pub nitro: bool,
     /// EC2/RDS: the instance's EBS limits, in counted I/Os and bytes.
     pub ebs_iops: Option<Cap>,
@@ -142,6 +145,15 @@ fn mbs(unverified: &mut Vec<String>, host: &str, what: &str, mib_s: &Option<crat
     }
 }
 
+/// A host's processor for records: model, generation and the sustained
+/// all-core clock (GHz) where the vendor publishes one.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HostCpu {
+    pub model: String,
+    pub generation: Option<String>,
+    pub all_core_ghz: Option<f64>,
+}
+
 fn host_model(h: &HostSpec) -> HostModel {
     let mut unverified_tp = Vec::new();
     let mut unverified = Vec::new();
@@ -154,6 +166,11 @@ fn host_model(h: &HostSpec) -> HostModel {
     let vcpus = h.vcpus.as_ref().map(|v| n("vCPUs", v));
     let memory_gib = h.memory_gib.as_ref().map(|v| n("memory", v));
     let cpu_speed = h.cpu_speed.as_ref().map(|v| n("CPU speed", v));
+    let cpu = h.cpu.as_ref().map(|c| HostCpu {
+        model: c.model.clone(),
+        generation: c.generation.clone(),
+        all_core_ghz: c.all_core_ghz.as_ref().map(|g| n("all-core clock", g)),
+    });
     let (mut ebs_iops, mut ebs_bytes_s, mut ebs_iops_bucket, mut ebs_bytes_bucket) = (None, None, None, None);
     if let Some(e) = &h.ebs {
         let (bi, mi) = (n("EBS baseline IOPS", &e.baseline_iops), n("EBS max IOPS", &e.max_iops));
@@ -216,6 +233,7 @@ fn host_model(h: &HostSpec) -> HostModel {
         memory_gib,
         cpu_speed,
         cpu_speed_basis: h.cpu_speed_basis.clone(),
+        cpu,
         nitro: h.nitro,
         ebs_iops,
         ebs_bytes_s,

@@ -36,6 +36,8 @@ pub struct ConfigLimits {
     pub host_memory_gib: Option<f64>,
     pub host_cpu_speed: Option<f64>,
     pub host_cpu_speed_basis: Option<String>,
+    /// The host's processor (model, generation, sustained all-core GHz).
+    pub host_cpu: Option<crate::deployment::HostCpu>,
     pub region: String,
     pub ceilings: IndexMap<String, f64>,
     pub binding: IndexMap<String, String>,
@@ -274,6 +276,7 @@ pub fn config_limits(cat: &Catalog, dep: &Deployment) -> ConfigLimits {
         host_memory_gib: h.memory_gib,
         host_cpu_speed: h.cpu_speed,
         host_cpu_speed_basis: h.cpu_speed_basis.clone(),
+        host_cpu: h.cpu.clone(),
         region: cost.region.clone(),
         ceilings,
         binding,

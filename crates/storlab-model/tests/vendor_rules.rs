@@ -368,3 +368,22 @@ fn premium_ssd_v2_on_a_vm_without_premium_storage_warns() {
     let e = storlab_model::limits(&cat, "s.toml", &one_volume("azure/vm/Standard_D4_v2", "device = \"azure/premium-ssd/P30\"")).unwrap_err();
     assert!(e.to_string().contains("Premium Storage"), "{e}");
 }
+
+// The host's processor in the limits record, with the sustained all-core
+// clock the vendor publishes: r6i "all-core turbo frequency of 3.5 GHz"
+// (EC2 API change note of 2022-01-20, aws-sdk-php 3.209.9); r5 "sustained all
+// core Turbo CPU clock speed of up to 3.1 GHz" (the R5 page); Esv5 "an all
+// core turbo clock speed of 3.5 GHz" (the series summary). Mv2's page gives
+// an all-core base (2.5 GHz) and a max turbo, no sustained all-core clock.
+#[test]
+fn limits_name_the_host_processor_and_its_all_core_clock() {
+    let cpu = |host: &str, pool: &str| limits(&one_volume(host, pool)).configs[0].host_cpu.clone().expect("a processor");
+    let c = cpu("aws/ec2/r6i.large", "device = \"aws/ebs/gp3\"\nsize_gib = 100");
+    assert!(c.model.contains("Ice Lake 8375C"), "{c:?}");
+    assert_eq!(c.all_core_ghz, Some(3.5));
+    assert_eq!(cpu("aws/ec2/r5.large", "device = \"aws/ebs/gp3\"\nsize_gib = 100").all_core_ghz, Some(3.1));
+    let c = cpu("azure/vm/Standard_E8s_v5", "device = \"azure/premium-ssd/P30\"");
+    assert!(c.model.contains("8370C") && c.all_core_ghz == Some(3.5), "{c:?}");
+    let c = cpu("azure/vm/Standard_M208ms_v2", "device = \"azure/premium-ssd/P30\"");
+    assert!(c.model.contains("8180M") && c.all_core_ghz.is_none(), "{c:?}");
+}

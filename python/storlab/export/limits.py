@@ -105,6 +105,17 @@ def _cost(c: dict[str, Any]) -> Text:
     return t
 
 
+def _cpu_line(c: dict[str, Any]) -> str:
+    """The host's processor and its sustained all-core clock, where the
+    catalog names them."""
+    cpu = c.get("host_cpu")
+    if not cpu:
+        return ""
+    ghz = cpu.get("all_core_ghz")
+    clock = f", {ghz:g} GHz all-core" if ghz else ", all-core clock not published"
+    return f"\n{cpu['model']}{clock}"
+
+
 def limits_table(record: dict[str, Any]) -> Group:
     configs = record["configs"]
     title = record.get("title") or record.get("scenario")
@@ -112,7 +123,7 @@ def limits_table(record: dict[str, Any]) -> Group:
     table.add_column("", style="cyan", no_wrap=True)
     for c in configs:
         table.add_column(c["name"], overflow="fold", min_width=24)
-    table.add_row("host", *[Text(f"{c['host']}\n{c['region']}") for c in configs])
+    table.add_row("host", *[Text(f"{c['host']}\n{c['region']}{_cpu_line(c)}") for c in configs])
     table.add_row("pools", *[_pool_lines(c) for c in configs])
     for key, label in ROWS:
         table.add_row(f"{label}\nbuckets full", *[_cell(fmt_value(key, c["ceilings"][key]), c["binding"][key]) for c in configs])
