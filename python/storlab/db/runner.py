@@ -390,7 +390,10 @@ def bench_db(
         cpu_ref: dict[str, Any] = {}
         cpu_speed: dict[str, Any] = {}
         if recording is not None:
-            (myprofile if db == "managed-mariadb" else dbprofile).before_sweep(database.managed)
+            if db == "managed-mariadb":
+                myprofile.before_sweep(database.managed, grows=is_insert)
+            else:
+                dbprofile.before_sweep(database.managed)
             cpu_ref = cpuref.measure()
             cpu_speed = cpuprobe.measure()
         # A list of counts runs in rounds (each count once, then again): a
