@@ -52,6 +52,29 @@ def test_run_record_follows_the_design_contract(storlab, scenario):
     assert abs(res["iops"] * res["lat_mean_us"] * 1e-6 / 64 - 1) < 0.02
 
 
+def test_a_job_whose_bucket_empties_shows_before_and_after(storlab, scenario):
+    # gp2 400 GiB: 5.4 M credits at 3,000 − 1,200 = 1,800 a second, empty at
+    # 3,000 s = 00:50; the job runs 6,000 s = 01:40. Before: 3,000 IOPS;
+    # after: the 3 × 400 = 1,200 IOPS baseline.
+    path = str(scenario(GP2.format(duration=6000)))
+    rec = json.loads(storlab("simulate", path, "--json").stdout)
+    before, after = rec["results"][0]["phases"]
+    assert before["from_s"] == 0 and after["to_s"] == 6000
+    assert abs(before["to_s"] - 3000) < 15 and after["from_s"] == before["to_s"]
+    assert abs(before["iops"] - 3000) < 30 and abs(after["iops"] - 1200) < 12
+    assert after["emptied"] == ["device aws/ebs/gp2 (400 GiB): baseline 1200 IOPS"]
+    r = storlab("simulate", path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    row = next(i for i, ln in enumerate(lines) if "├ before" in ln)
+    from storlab.export.simulate import clock
+
+    assert f"00:00 to {clock(before['to_s'])}" in lines[row] and f"{before['iops']:,.0f} IOPS" in lines[row]
+    row = next(i for i, ln in enumerate(lines) if "└ after" in ln)
+    assert "to 01:40" in lines[row] and f"{after['iops']:,.0f} IOPS" in lines[row]
+    assert any("bucket empty: device aws/ebs/gp2 (400 GiB): baseline 1200 IOPS" in ln for ln in lines[row:row + 4])
+
+
 def test_gp2_burst_balance_over_time(storlab, scenario):
     rec = json.loads(storlab("simulate", str(scenario(GP2.format(duration=4200))), "--json").stdout)
     bal = next(s for s in rec["series"] if s["metric"] == "BurstBalance")

@@ -112,6 +112,7 @@ impl BenchReport {
                     cpu_us_per_io: best.cpu_us_per_io,
                     engine: j.engine.clone(),
                 })),
+                phases: Vec::new(),
             });
         }
         rec.warnings = self.warnings;

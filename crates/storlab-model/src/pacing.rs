@@ -46,6 +46,10 @@ pub struct Pacer {
     /// or a linked bucket empty) since the last `reset_stats`.
     pub at_peak_s: f64,
     pub at_base_s: f64,
+    /// The first admission at the baseline since the last `reset_stats`
+    /// (its bucket, or the bucket it is linked to, had emptied): where a
+    /// result's figures split into before and after.
+    pub emptied_at: Option<Secs>,
 }
 
 fn inv(rate: f64) -> f64 {
@@ -59,7 +63,7 @@ fn inv(rate: f64) -> f64 {
 impl Pacer {
     pub fn new(r: &Resource) -> Pacer {
         let Cap { baseline, peak, .. } = r.cap;
-        Pacer { free_at: 0.0, inv_peak: inv(peak), inv_base: inv(baseline), bucket: r.bucket.clone(), linked: None, resource: r.id, wait_s: 0.0, at_peak_s: 0.0, at_base_s: 0.0 }
+        Pacer { free_at: 0.0, inv_peak: inv(peak), inv_base: inv(baseline), bucket: r.bucket.clone(), linked: None, resource: r.id, wait_s: 0.0, at_peak_s: 0.0, at_base_s: 0.0, emptied_at: None }
     }
 
     /// Whether it ran at its peak more than at its baseline since the last
@@ -111,6 +115,9 @@ pub struct BurstBalance {
 pub struct PacerSet {
     pacers: Vec<Pacer>,
     ids: HashMap<ResourceId, PacerId>,
+    /// How many pacers have set `emptied_at` so far: an engine compares it
+    /// with the count it last saw instead of scanning every pacer.
+    pub empties: u64,
 }
 
 impl PacerSet {
@@ -224,6 +231,12 @@ impl PacerSet {
         // Time spent at each rate, so a long stretch at the baseline
         // outweighs the many fast I/Os of a short burst.
         if at_base {
+            // Only where the baseline is slower than the peak: an inert
+            // bucket (gp2 from 1,000 GiB) changes nothing when it empties.
+            if p.emptied_at.is_none() && p.inv_base > p.inv_peak {
+                p.emptied_at = Some(Secs(a));
+                self.empties += 1;
+            }
             p.at_base_s += cost * p.inv_base;
         } else {
             p.at_peak_s += cost * inv;
@@ -241,6 +254,7 @@ impl PacerSet {
             p.wait_s = 0.0;
             p.at_peak_s = 0.0;
             p.at_base_s = 0.0;
+            p.emptied_at = None;
         }
     }
 

@@ -508,6 +508,7 @@ pub fn sweep_record(config: &str, workload: &str, metric: &str, load: Load, runs
                 consistency: last.consistency.clone(),
                 ..DbJob::default()
             })),
+            phases: Vec::new(),
         });
         steps.push(step);
     }

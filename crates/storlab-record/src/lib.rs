@@ -187,6 +187,59 @@ pub struct JobResult {
     pub io: Option<IoColumns>,
     #[serde(flatten)]
     pub extra: Option<JobExtra>,
+    /// Simulated runs: the result before and after each moment a bucket
+    /// emptied inside its window (absent where none did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+}
+
+/// One stretch of a result's window, between the moments a bucket emptied:
+/// the first runs at the burst, the next from the time a limit fell to its
+/// baseline. Rates are over the stretch alone.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Phase {
+    /// Seconds since the run began (the clock of `start_s` and the series).
+    pub from_s: f64,
+    pub to_s: f64,
+    /// The limits whose buckets had emptied at `from_s`, at their baseline
+    /// from then on ("device aws/ebs/gp2 (100 GiB): baseline 300 IOPS");
+    /// empty for the first stretch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emptied: Vec<String>,
+    /// I/O jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bw_bytes_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_iops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_mean_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p99_us: Option<f64>,
+    /// Database runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nopm: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpm: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_per_min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txn: Option<std::collections::BTreeMap<String, TxnStats>>,
+    /// Database runs: each pool's I/O over the stretch, per role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pools: Option<std::collections::BTreeMap<String, PhaseIo>>,
+}
+
+/// One pool's I/O rates over a stretch of a database run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseIo {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bytes_s: f64,
+    pub write_bytes_s: f64,
 }
 
 /// The columns every I/O result has, whichever engine made it.
@@ -302,7 +355,7 @@ mod tests {
     }
 
     fn result(extra: JobExtra, io: Option<IoColumns>) -> JobResult {
-        JobResult { config: "gp3".into(), job: "RND4K-Q32T1-read".into(), pool: "all".into(), binding: "x".into(), io, extra: Some(extra) }
+        JobResult { config: "gp3".into(), job: "RND4K-Q32T1-read".into(), pool: "all".into(), binding: "x".into(), io, extra: Some(extra), phases: Vec::new() }
     }
 
     /// Each engine's record reads back as itself: the untagged extras never

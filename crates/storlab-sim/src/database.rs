@@ -556,23 +556,61 @@ impl Spread {
 fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult, monthly: Option<f64>, seeds: Option<&Spread>) {
     let w = r.window_s;
     let insert = db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some());
-    let txn: BTreeMap<String, TxnStats> = r
-        .txn
+    let stats = |count: u64, latency: storlab_record::LatencySummary, p: &storlab_workload::profile::TxnProfile, w: f64| {
+        let rollbacks = (count as f64 * p.rollback_share).round() as u64;
+        TxnStats {
+            latency,
+            commits: count - rollbacks.min(count),
+            rollbacks: rollbacks.min(count),
+            errors: 0,
+            per_min: round(count as f64 * 60.0 / w, 1),
+            rows: p.rows_per_txn.map(|rows| (rows * count as f64).round() as u64),
+        }
+    };
+    let txn: BTreeMap<String, TxnStats> =
+        r.txn.iter().zip(&db.profile.transactions).map(|(t, p)| (t.name.clone(), stats(t.count, t.latency, p, w))).collect();
+    // Before and after each bucket emptied: one seed's run (the first with
+    // `--repeats`), in the same columns.
+    let phases: Vec<storlab_record::Phase> = r
+        .phases
         .iter()
-        .zip(&db.profile.transactions)
-        .map(|(t, p)| {
-            let rollbacks = (t.count as f64 * p.rollback_share).round() as u64;
-            (
-                t.name.clone(),
-                TxnStats {
-                    latency: t.latency,
-                    commits: t.count - rollbacks.min(t.count),
-                    rollbacks: rollbacks.min(t.count),
-                    errors: 0,
-                    per_min: round(t.count as f64 * 60.0 / w, 1),
-                    rows: p.rows_per_txn.map(|rows| (rows * t.count as f64).round() as u64),
-                },
-            )
+        .map(|ph| {
+            let pw = (ph.to_s - ph.from_s).max(1e-9);
+            let total: u64 = ph.counts.iter().sum();
+            let tpm = total as f64 * 60.0 / pw;
+            let rows: f64 = ph.counts.iter().zip(&db.profile.transactions).map(|(&c, p)| c as f64 * p.rows_per_txn.unwrap_or(0.0)).sum();
+            storlab_record::Phase {
+                from_s: round(ph.from_s, 3),
+                to_s: round(ph.to_s, 3),
+                emptied: ph.emptied.clone(),
+                nopm: (db.profile.metric == "nopm").then(|| round(tpm * db.profile.nopm_per_txn, 1)),
+                tpm: Some(round(tpm, 1)),
+                rows_per_min: insert.then(|| round(rows * 60.0 / pw, 1)),
+                txn: Some(
+                    r.txn
+                        .iter()
+                        .zip(&db.profile.transactions)
+                        .zip(ph.counts.iter().zip(&ph.hists))
+                        .map(|((t, p), (&c, h))| (t.name.clone(), stats(c, h.summary().rounded(3), p, pw)))
+                        .collect(),
+                ),
+                pools: Some(
+                    dep.pools
+                        .iter()
+                        .zip(&ph.pool_ios)
+                        .map(|(pool, c)| {
+                            let io = storlab_record::PhaseIo {
+                                read_iops: round(c[0] / pw, 1),
+                                write_iops: round(c[1] / pw, 1),
+                                read_bytes_s: round(c[2] / pw, 0),
+                                write_bytes_s: round(c[3] / pw, 0),
+                            };
+                            (pool.role.name().to_string(), io)
+                        })
+                        .collect(),
+                ),
+                ..Default::default()
+            }
         })
         .collect();
     let pools = pool_use(&r.pools);
@@ -606,9 +644,10 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
         ..DbJob::default()
     };
-    // A bucket that ran out inside the window: the averages above mix the
-    // burst and the baseline; the series show each.
-    for sr in r.series.iter().filter(|sr| sr.metric == "BurstBalance" || sr.metric.ends_with("Balance%")) {
+    // A bucket that ran out inside the window without a phase of its own
+    // (at its very edge): the averages above mix the burst and the
+    // baseline; the series show each.
+    for sr in r.series.iter().filter(|sr| phases.is_empty() && (sr.metric == "BurstBalance" || sr.metric.ends_with("Balance%"))) {
         if let Some(i) = sr.values.iter().position(|&v| v <= 0.01) {
             rec.warnings.push(format!(
                 "config {} at {} VUs: {} {} reached 0 in the period from {:.0} s — the figures above average the burst and the baseline; the series show each",
@@ -628,6 +667,7 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         binding: r.binding,
         io: None,
         extra: Some(JobExtra::Db(job)),
+        phases,
     });
 }
 
@@ -709,6 +749,7 @@ fn simulate_import(
                 monthly_cost_usd: cost.complete.then_some(cost.monthly_cost_usd),
                 ..DbJob::default()
             })),
+            phases: Vec::new(),
         });
         if r.interrupted {
             rec.interrupted = true;

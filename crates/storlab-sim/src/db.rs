@@ -311,6 +311,68 @@ pub struct DbResult {
     /// Events simulated (transaction steps and I/Os).
     pub events: u64,
     pub series: Vec<series::Series>,
+    /// The window cut where a bucket emptied; empty where none did.
+    #[serde(skip)]
+    pub phases: Vec<DbPhase>,
+}
+
+/// One stretch of a database run's window between the moments a bucket
+/// emptied: per type the transactions and their latencies, per pool the
+/// I/Os (counted when issued, so an I/O in flight at a cut falls on the
+/// side it started), and the limits that had fallen to their baseline.
+#[derive(Debug, Clone)]
+pub struct DbPhase {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub counts: Vec<u64>,
+    pub hists: Vec<Histogram>,
+    /// Per pool: read I/Os, write I/Os, read bytes, write bytes.
+    pub pool_ios: Vec<[f64; 4]>,
+    pub emptied: Vec<String>,
+}
+
+/// The run's counters at the moment a bucket emptied.
+struct DbSnap {
+    t: f64,
+    counts: Vec<u64>,
+    hists: Vec<Histogram>,
+    pool_ios: Vec<[f64; 4]>,
+    emptied: Vec<String>,
+}
+
+/// Cuts `[w0, w1]` at the snapshots (as the I/O engine's phases do: cuts
+/// closer than `min_phase_s` to an edge or to the previous cut join it).
+fn db_phases(w0: f64, w1: f64, snaps: Vec<DbSnap>, end: DbSnap) -> Vec<DbPhase> {
+    let min = crate::engine::min_phase_s(w1 - w0);
+    let mut cuts: Vec<DbSnap> = Vec::new();
+    for sn in snaps {
+        if sn.t < w0 + min || sn.t > w1 - min {
+            continue;
+        }
+        match cuts.last_mut() {
+            Some(last) if sn.t - last.t < min => last.emptied.extend(sn.emptied),
+            _ => cuts.push(sn),
+        }
+    }
+    if cuts.is_empty() {
+        return Vec::new();
+    }
+    let n = end.counts.len();
+    let start = DbSnap { t: w0, counts: vec![0; n], hists: vec![Histogram::default(); n], pool_ios: vec![[0.0; 4]; end.pool_ios.len()], emptied: Vec::new() };
+    let mut edges = vec![start];
+    edges.extend(cuts);
+    edges.push(DbSnap { t: w1, ..end });
+    edges
+        .windows(2)
+        .map(|w| DbPhase {
+            from_s: w[0].t,
+            to_s: w[1].t,
+            counts: w[1].counts.iter().zip(&w[0].counts).map(|(a, b)| a - b).collect(),
+            hists: w[1].hists.iter().zip(&w[0].hists).map(|(a, b)| a.since(b)).collect(),
+            pool_ios: w[1].pool_ios.iter().zip(&w[0].pool_ios).map(|(a, b)| [a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]).collect(),
+            emptied: w[0].emptied.clone(),
+        })
+        .collect()
 }
 
 /// An I/O path: a pool's plan for one size and direction, as pacer stages.
@@ -615,6 +677,10 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut dblwr_paths: HashMap<u64, Path> = HashMap::new();
 
     let (mut batches, mut batch_txns, mut batch_end) = (Vec::<f64>::new(), 0u64, w0 + STEADY_BATCH_S);
+    // Buckets that emptied in the window, not yet cut at, in time order.
+    let mut empties = st.pacers.empties;
+    let (mut pending, mut known, mut snaps): (Vec<(f64, PacerId)>, Vec<PacerId>, Vec<DbSnap>) = (Vec::new(), Vec::new(), Vec::new());
+    let mut next_cut = f64::INFINITY;
     let mut steady_at: Option<f64> = None;
     while let Some((Secs(t), who)) = heap.pop() {
         if t > w1c.get() {
@@ -642,6 +708,31 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             window_open = true;
             let ids: Vec<PacerId> = st.pacers.ids().collect();
             st.pacers.reset_stats(&ids);
+            empties = st.pacers.empties;
+        }
+        // A bucket emptied at an admission made since the last event (no
+        // earlier than it): cut the window there, before counting what
+        // comes after.
+        if window_open && st.pacers.empties != empties {
+            empties = st.pacers.empties;
+            for id in st.pacers.ids() {
+                // The bucket's own pacer (those linked to it follow it).
+                if let Some(e) = st.pacers.get(id).emptied_at.filter(|_| st.pacers.get(id).bucket().is_some()) {
+                    if !known.contains(&id) {
+                        known.push(id);
+                        pending.push((e.0, id));
+                    }
+                }
+            }
+            pending.sort_by(|a, b| a.0.total_cmp(&b.0));
+            next_cut = pending.first().map_or(f64::INFINITY, |p| p.0);
+        }
+        while t >= next_cut {
+            let at = next_cut;
+            let n = pending.iter().take_while(|p| p.0 <= at).count();
+            let emptied = pending.drain(..n).filter_map(|(_, id)| labels.get(&id).map(|r| r.label(false))).collect();
+            snaps.push(DbSnap { t: at, counts: counts.clone(), hists: hists.clone(), pool_ios: pool_ios.clone(), emptied });
+            next_cut = pending.first().map_or(f64::INFINITY, |p| p.0);
         }
         sink.advance(Secs(t), &st.pacers);
         // A flush's write done: with a flush CPU, the log writer, woken by
@@ -942,6 +1033,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         _ => format!("CPU time: {} per transaction on {vcpus} vCPUs at {:.0} %{usl_note}", ms(c + q), 100.0 * cpu_utilization),
     };
     let mut series = sink.finish(Secs(end), &st.pacers);
+    let phases = db_phases(w0, end, snaps, DbSnap { t: end, counts: counts.clone(), hists: hists.clone(), pool_ios: pool_ios.clone(), emptied: Vec::new() });
     txn_periods.truncate(((end / p.period_s).ceil() as usize).max(1));
     series.push(series::Series {
         config: dep.name.clone(),
@@ -984,6 +1076,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         window_s: w,
         events,
         series,
+        phases,
     }
 }
 

@@ -77,6 +77,76 @@ pub struct JobOutcome {
     /// Open loop: arrivals turned away because a million I/Os were already
     /// waiting (the deployment could not keep up).
     pub dropped: u64,
+    /// The window cut where one of the job's buckets emptied; empty where
+    /// none did (`phases`).
+    pub phases: Vec<PhaseOut>,
+}
+
+/// One stretch of a job's window between the moments a bucket emptied.
+#[derive(Debug, Clone)]
+pub struct PhaseOut {
+    pub from_s: f64,
+    pub to_s: f64,
+    pub ios: u64,
+    pub read_ios: u64,
+    pub bytes: f64,
+    pub hist: Histogram,
+    /// The pacers whose buckets had emptied at `from_s` (none for the first).
+    pub emptied: Vec<PacerId>,
+}
+
+/// The job's counters at the moment a bucket emptied.
+#[derive(Debug, Clone)]
+struct Snap {
+    t: f64,
+    ios: u64,
+    read_ios: u64,
+    bytes: f64,
+    hist: Histogram,
+    emptied: Vec<PacerId>,
+}
+
+/// The shortest stretch `phases` reports: 1 % of the window, at least 1 s.
+/// A bucket refilled for a few seconds between two jobs (CrystalDiskMark's
+/// interval) and emptied again at once is not a phase of its own.
+pub fn min_phase_s(window_s: f64) -> f64 {
+    (0.01 * window_s).max(1.0)
+}
+
+/// Cuts `[w0, w1]` at the snapshots: each stretch's counters are the
+/// difference of the snapshots around it. Cuts closer than `min_phase_s`
+/// to the window's edges or to the previous cut join it.
+fn phases_of(w0: f64, w1: f64, snaps: Vec<Snap>, end: Snap) -> Vec<PhaseOut> {
+    let min = min_phase_s(w1 - w0);
+    let mut cuts: Vec<Snap> = Vec::new();
+    for sn in snaps {
+        if sn.t < w0 + min || sn.t > w1 - min {
+            continue;
+        }
+        match cuts.last_mut() {
+            Some(last) if sn.t - last.t < min => last.emptied.extend(sn.emptied),
+            _ => cuts.push(sn),
+        }
+    }
+    if cuts.is_empty() {
+        return Vec::new();
+    }
+    let start = Snap { t: w0, ios: 0, read_ios: 0, bytes: 0.0, hist: Histogram::default(), emptied: Vec::new() };
+    let mut edges = vec![start];
+    edges.extend(cuts);
+    edges.push(Snap { t: w1, ..end });
+    edges
+        .windows(2)
+        .map(|w| PhaseOut {
+            from_s: w[0].t,
+            to_s: w[1].t,
+            ios: w[1].ios - w[0].ios,
+            read_ios: w[1].read_ios - w[0].read_ios,
+            bytes: w[1].bytes - w[0].bytes,
+            hist: w[1].hist.since(&w[0].hist),
+            emptied: w[0].emptied.clone(),
+        })
+        .collect()
 }
 
 /// The slot number of an arrival event (open loop).
@@ -117,6 +187,12 @@ struct Run<'a> {
     bytes_issued: f64,
     last_done: f64,
     out: JobOutcome,
+    /// Buckets of the job's pacers that emptied and are not yet cut at,
+    /// in time order; the first one's time (infinite without one).
+    pending: Vec<(f64, PacerId)>,
+    next_cut: f64,
+    known: Vec<PacerId>,
+    snaps: Vec<Snap>,
 }
 
 impl<'a> Run<'a> {
@@ -166,8 +242,40 @@ impl<'a> Run<'a> {
                 events: 0,
                 interrupted: false,
                 dropped: 0,
+                phases: Vec::new(),
             },
+            pending: Vec::new(),
+            next_cut: f64::INFINITY,
+            known: Vec::new(),
+            snaps: Vec::new(),
         }
+    }
+
+    /// Notes the job's pacers that emptied since it last looked.
+    fn note_empties(&mut self, pacers: &PacerSet) {
+        // The bucket's own pacer: those linked to it fall to their
+        // baseline at the same moment and tell nothing more.
+        for &g in self.spec.map {
+            if let Some(t) = pacers.get(g).emptied_at.filter(|_| pacers.get(g).bucket().is_some()) {
+                if !self.known.contains(&g) {
+                    self.known.push(g);
+                    self.pending.push((t.0, g));
+                }
+            }
+        }
+        self.pending.sort_by(|a, b| a.0.total_cmp(&b.0));
+        self.next_cut = self.pending.first().map_or(f64::INFINITY, |p| p.0);
+    }
+
+    /// Takes the counters at the next cut (before any completion after it).
+    fn cut(&mut self) {
+        let t = self.next_cut;
+        let emptied: Vec<PacerId> = self.pending.iter().take_while(|p| p.0 <= t).map(|p| p.1).collect();
+        self.pending.drain(..emptied.len());
+        let mut hist = self.out.read_hist.clone();
+        hist.merge(&self.out.write_hist);
+        self.snaps.push(Snap { t, ios: self.out.ios, read_ios: self.out.read_ios, bytes: self.out.bytes, hist, emptied });
+        self.next_cut = self.pending.first().map_or(f64::INFINITY, |p| p.0);
     }
 
     fn slots(&self) -> usize {
@@ -258,6 +366,7 @@ pub fn run_jobs<S: Sink>(
     let mut heap: EventQueue<Event> = EventQueue::with_capacity(runs.iter().map(|r| r.slots() + 1).sum());
     let mut stopped = false;
     let mut events: u64 = 0;
+    let mut empties = st.pacers.empties;
 
     for (j, r) in runs.iter_mut().enumerate() {
         if r.open {
@@ -274,6 +383,14 @@ pub fn run_jobs<S: Sink>(
     // The next completion is always the heap's top; the slot's next I/O
     // usually replaces it in place (one sift-down instead of a pop and a push).
     while let Some((Secs(done), (job, slot))) = heap.peek() {
+        // A bucket emptied at an admission made since the last event (no
+        // earlier than that event): every job that draws on it is cut there.
+        if st.pacers.empties != empties {
+            empties = st.pacers.empties;
+            for r in runs.iter_mut() {
+                r.note_empties(&st.pacers);
+            }
+        }
         let j = job as usize;
         let r = &mut runs[j];
         let rng = &mut rngs[j];
@@ -305,6 +422,9 @@ pub fn run_jobs<S: Sink>(
             continue;
         }
         let slot = slot as usize;
+        while done >= r.next_cut {
+            r.cut();
+        }
         r.out.events += 1;
         events += 1;
         sink.advance(Secs(done), &st.pacers);
@@ -364,6 +484,9 @@ pub fn run_jobs<S: Sink>(
             end = end.max(r.last_done.max(r.window_end.unwrap_or(r.last_done)));
             out.hist.merge(&out.read_hist);
             out.hist.merge(&out.write_hist);
+            let w0 = r.window_start;
+            let end = Snap { t: 0.0, ios: out.ios, read_ios: out.read_ios, bytes: out.bytes, hist: out.hist.clone(), emptied: Vec::new() };
+            out.phases = phases_of(w0, w0 + out.window_s, r.snaps, end);
             out
         })
         .collect();

@@ -19,7 +19,7 @@ pub mod queue;
 pub mod series;
 
 use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
-use storlab_model::pacing::{PacerSet, Secs};
+use storlab_model::pacing::{PacerId, PacerSet, Secs};
 use storlab_workload::Job;
 use serde::Serialize;
 use std::path::Path;
@@ -325,6 +325,9 @@ pub struct JobResult {
     /// (left out when 1, so a single job's result keeps the record's shape).
     #[serde(skip_serializing_if = "is_one")]
     pub jobs: u32,
+    /// Before and after each moment one of its buckets emptied.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<storlab_record::Phase>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -397,6 +400,7 @@ impl SimRecord {
                     dropped: r.dropped,
                     jobs: (r.jobs != 1).then_some(r.jobs),
                 })),
+                phases: r.phases,
             })
             .collect();
         rec.series = self.series;
@@ -527,6 +531,12 @@ fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &Pa
     };
     let arrivals: Vec<f64> = members.iter().filter_map(|(s, _)| s.job.arrival_iops).collect();
     let w = o.window_s.max(1e-12);
+    // A reporting group's members each cut at their own moments: the
+    // phases of a result of one job only.
+    let label = |g: PacerId| {
+        members.iter().find_map(|(s, _)| s.map.iter().position(|&x| x == g).map(|i| s.plan.resources[i].label(false))).unwrap_or_default()
+    };
+    let phases = if members.len() == 1 { o0.phases.iter().map(|p| io_phase(p, &label)).collect() } else { Vec::new() };
     JobResult {
         config: dep.name.clone(),
         job: first.job.name.clone(),
@@ -549,6 +559,27 @@ fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &Pa
         arrival_iops: if arrivals.is_empty() { None } else { Some(arrivals.iter().sum()) },
         dropped: o.dropped,
         jobs: members.len() as u32,
+        phases,
+    }
+}
+
+/// One stretch of an I/O job as the record carries it: rates over the
+/// stretch alone, and the limits that had fallen to their baseline.
+fn io_phase(p: &engine::PhaseOut, label: &dyn Fn(PacerId) -> String) -> storlab_record::Phase {
+    let w = (p.to_s - p.from_s).max(1e-12);
+    let mut emptied: Vec<String> = p.emptied.iter().map(|&g| label(g)).filter(|l| !l.is_empty()).collect();
+    emptied.dedup();
+    storlab_record::Phase {
+        from_s: round(p.from_s, 3),
+        to_s: round(p.to_s, 3),
+        emptied,
+        iops: Some(round(p.ios as f64 / w, 3)),
+        bw_bytes_s: Some(round(p.bytes / w, 0)),
+        read_iops: Some(round(p.read_ios as f64 / w, 3)),
+        write_iops: Some(round((p.ios - p.read_ios) as f64 / w, 3)),
+        lat_mean_us: Some(round(p.hist.mean_us(), 3)),
+        lat_p99_us: Some(round(p.hist.quantile_us(0.99), 3)),
+        ..Default::default()
     }
 }
 

@@ -318,6 +318,32 @@ fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
     assert!((reads[10] / 60.0 / 3000.0 - 1.0).abs() < 0.02 && (reads[42] / 60.0 / 600.0 - 1.0).abs() < 0.03, "{} {}", reads[10], reads[42]);
 }
 
+// The same run in phases: cut where the bucket empties, 5.4 M / 2,400 =
+// 2,250 s — 3,000 transactions and reads a minute before, 600 after.
+#[test]
+fn gp2_run_splits_where_the_bucket_empties() {
+    let cat = common::catalog();
+    let dep = config(
+        "[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"data\"\ndevice = \"aws/ebs/gp2\"\nsize_gib = 200\n[[configs.a.pools]]\nrole = \"log\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n",
+    );
+    let p = profile_with(50.0, 100.0, 0.0, 0.0, 0.0, 0.0);
+    let mut params = params(32);
+    params.db_memory_bytes = Some(1e9);
+    params.rampup_s = 0.0;
+    params.duration_s = 2700.0;
+    let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+    assert_eq!(r.phases.len(), 2, "{:?}", r.phases.iter().map(|p| (p.from_s, p.to_s)).collect::<Vec<_>>());
+    let (a, b) = (&r.phases[0], &r.phases[1]);
+    assert_eq!((a.from_s, b.to_s), (0.0, 2700.0));
+    assert!((a.to_s / 2250.0 - 1.0).abs() < 0.01, "{}", a.to_s);
+    assert_eq!(b.emptied, vec!["device aws/ebs/gp2 (200 GiB): baseline 600 IOPS".to_string()]);
+    let per_min = |ph: &storlab_sim::db::DbPhase| ph.counts.iter().sum::<u64>() as f64 * 60.0 / (ph.to_s - ph.from_s);
+    assert!((per_min(a) / 3000.0 - 1.0).abs() < 0.02, "{}", per_min(a));
+    assert!((per_min(b) / 600.0 - 1.0).abs() < 0.03, "{}", per_min(b));
+    let reads = |ph: &storlab_sim::db::DbPhase| ph.pool_ios[0][0] / (ph.to_s - ph.from_s);
+    assert!((reads(a) / 3000.0 - 1.0).abs() < 0.02 && (reads(b) / 600.0 - 1.0).abs() < 0.03, "{} {}", reads(a), reads(b));
+}
+
 // The round trip outside the server: one user, 1 ms of CPU, no I/O, and
 // `outside_us = 500` — a transaction takes 1.5 ms, so 1 / 1.5 ms = 666.7/s
 // = 40,000 TPM, and the round trip uses no vCPU (CPU busy 1 / 1.5 of one

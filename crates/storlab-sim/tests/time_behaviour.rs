@@ -81,3 +81,54 @@ layout = "stripe"
     assert!((ops.values[32] / 60.0 - 2000.0).abs() < 20.0, "{}", ops.values[32] / 60.0);
     assert!(io_balance.values[28] > 0.0 && io_balance.values[30] < 0.5);
 }
+
+// The same gp2 400 GiB: its result splits where the bucket empties, at
+// 5.4 M / (3,000 − 1,200) = 3,000 s — 0–3,000 s at 3,000 IOPS, 3,000–6,000 s
+// at the 1,200 IOPS baseline; the two stretches average to the whole
+// (3,000 × 3,000 + 3,000 × 1,200) / 6,000 = 2,100. A second job, right
+// after it on the empty bucket, runs at the baseline throughout: one
+// stretch, no phases.
+#[test]
+fn a_job_whose_bucket_empties_has_two_phases() {
+    let cat = common::catalog();
+    let text = r#"
+[workload]
+duration_s = 6000
+[[workload.jobs]]
+rw = "randwrite"
+bs = "16k"
+iodepth = 64
+[[workload.jobs]]
+name = "after"
+rw = "randwrite"
+bs = "16k"
+iodepth = 64
+stonewall = true
+
+[configs.gp2]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp2.pools]]
+device = "aws/ebs/gp2"
+size_gib = 400
+"#;
+    let rec = common::simulate(&cat, text);
+    let r = &rec.results[0];
+    assert_eq!(r.phases.len(), 2, "{:?}", r.phases);
+    let (a, b) = (&r.phases[0], &r.phases[1]);
+    assert_eq!(a.from_s, 0.0);
+    assert!((a.to_s - 3000.0).abs() < 3000.0 * 0.005, "{}", a.to_s);
+    assert_eq!(a.to_s, b.from_s);
+    assert_eq!(b.to_s, 6000.0);
+    assert!(a.emptied.is_empty());
+    assert_eq!(b.emptied, vec!["device aws/ebs/gp2 (400 GiB): baseline 1200 IOPS".to_string()]);
+    let (ia, ib) = (a.iops.unwrap(), b.iops.unwrap());
+    assert!((ia - 3000.0).abs() < 30.0, "{ia}");
+    assert!((ib - 1200.0).abs() < 12.0, "{ib}");
+    let whole = (ia * (a.to_s - a.from_s) + ib * (b.to_s - b.from_s)) / 6000.0;
+    assert!((whole - r.iops).abs() < 0.01 * r.iops, "{whole} vs {}", r.iops);
+    // 16 KiB each: 3,000 IOPS × 16,384 B = 49.2 MB/s before.
+    assert!((a.bw_bytes_s.unwrap() / (ia * 16384.0) - 1.0).abs() < 1e-6);
+    // Queueing behind the baseline: 64 in flight at 1,200 IOPS ≈ 53 ms.
+    assert!((b.lat_mean_us.unwrap() / 53_333.0 - 1.0).abs() < 0.02, "{:?}", b.lat_mean_us);
+    assert!(rec.results[1].phases.is_empty(), "{:?}", rec.results[1].phases);
+}

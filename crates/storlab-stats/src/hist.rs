@@ -98,6 +98,18 @@ impl Histogram {
         self.sum_ns += o.sum_ns;
         self.max_ns = self.max_ns.max(o.max_ns);
     }
+
+    /// What was recorded after `earlier`, a copy of this histogram taken
+    /// before: counts and sums subtract; the maximum is the top of the
+    /// highest bucket still holding a value (within 0.8 %), capped at ours.
+    pub fn since(&self, earlier: &Histogram) -> Histogram {
+        let counts: Box<[u64]> = self.counts.iter().zip(earlier.counts.iter()).map(|(a, b)| a.saturating_sub(*b)).collect();
+        let max_ns = counts.iter().rposition(|&c| c > 0).map_or(0, |i| {
+            let (lo, w) = bounds(i);
+            (lo + w - 1).min(self.max_ns)
+        });
+        Histogram { counts, count: self.count.saturating_sub(earlier.count), sum_ns: (self.sum_ns - earlier.sum_ns).max(0.0), max_ns }
+    }
 }
 
 #[cfg(test)]
@@ -116,6 +128,25 @@ mod tests {
         }
         assert!((h.mean_us() - 50_000.5).abs() < 0.01);
         assert_eq!(h.max_ns, 100_000_000);
+    }
+
+    /// 1..=100 ms recorded, a copy taken after the first 50: the rest are
+    /// 51..=100 ms, mean (51 + 100) / 2 = 75.5 ms, max 100 ms.
+    #[test]
+    fn since_keeps_only_the_later_values() {
+        let mut h = Histogram::default();
+        for i in 1..=50u64 {
+            h.record(i as f64 * 1e-3);
+        }
+        let early = h.clone();
+        for i in 51..=100u64 {
+            h.record(i as f64 * 1e-3);
+        }
+        let late = h.since(&early);
+        assert_eq!(late.count, 50);
+        assert!((late.mean_us() - 75_500.0).abs() < 1.0, "{}", late.mean_us());
+        assert!((late.quantile_us(0.01) / 51_000.0 - 1.0).abs() < 0.01);
+        assert_eq!(late.max_ns, 100_000_000);
     }
 
     #[test]

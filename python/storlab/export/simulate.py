@@ -161,6 +161,8 @@ def db_tables(record: dict[str, Any]) -> Group:
                            f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s, {100 * p['utilization']:.0f} % busy")
             row.append(with_mb_s(r["binding"]))
             t.add_row(*row)
+            for k in range(len(r.get("phases") or [])):
+                t.add_row(*db_phase_row(r, k, metric, types, roles))
         out.append(t)
         notes = Text()
         tip = tips.get(c)
@@ -188,6 +190,32 @@ def db_tables(record: dict[str, Any]) -> Group:
     return Group(*out)
 
 
+def db_phase_row(r: dict[str, Any], k: int, metric: str, types: list[str], roles: list[str]) -> list[str]:
+    """One stretch of a VU count's window, in the table's columns: its
+    time (since the run began), rates, latencies and pools' I/O; CPU and
+    busy shares are the whole window's only."""
+    phases = r["phases"]
+    ph = phases[k]
+    n = len(phases)
+    mark = "└" if k == n - 1 else "├"
+    row = [f"{mark} {clock(ph['from_s'])} to {clock(ph['to_s'])}"]
+    if metric == "nopm":
+        row.append(f"{ph.get('nopm') or 0:,.0f}")
+    if metric == "rows_per_min":
+        row.append(f"{ph.get('rows_per_min') or 0:,.0f}")
+    row.append(f"{ph.get('tpm') or 0:,.0f}")
+    for ty in types:
+        x = (ph.get("txn") or {}).get(ty)
+        row.append("—" if x is None or not x["commits"] + x["rollbacks"] else f"{latency(x['lat_p50_us'])} / {latency(x['lat_p99_us'])}")
+    row.append("")
+    for ro in roles:
+        p = (ph.get("pools") or {}).get(ro)
+        row.append("—" if p is None else f"{p['read_iops']:,.0f} r + {p['write_iops']:,.0f} w IOPS\n"
+                   f"{(p['read_bytes_s'] + p['write_bytes_s']) / 1e6:,.1f} MB/s")
+    row.append(emptied_text(ph))
+    return row
+
+
 def results_table(record: dict[str, Any]) -> Group:
     if is_import(record):
         return import_table(record)
@@ -202,6 +230,7 @@ def results_table(record: dict[str, Any]) -> Group:
         t.add_column(c, overflow="fold", min_width=22)
     for j in jobs:
         cells = []
+        phased = [by[(c, j)] for c in configs if (c, j) in by and by[(c, j)].get("phases")]
         for c in configs:
             r = by.get((c, j))
             if r is None:
@@ -217,8 +246,19 @@ def results_table(record: dict[str, Any]) -> Group:
             if r.get("dropped"):
                 cell.append(f"\n{r['dropped']:,} arrivals dropped (open-loop queue full)", style="yellow")
             cell.append("\n" + with_mb_s(r["binding"]), style="dim")
+            if r.get("phases"):
+                cell.append("\nthe whole window; a bucket emptied: the rows below split it", style="dim")
             cells.append(cell)
         t.add_row(j, *cells)
+        # A bucket emptied during the job: a row for each stretch, in the
+        # order they ran (before, after), each with its own rates.
+        for k in range(max((len(r["phases"]) for r in phased), default=0)):
+            row = []
+            for c in configs:
+                r = by.get((c, j))
+                ph = (r or {}).get("phases") or []
+                row.append(io_phase_cell(ph, k) if k < len(ph) else Text(""))
+            t.add_row(Text(phase_label(k, max(len(r["phases"]) for r in phased)), style="cyan"), *row)
     notes = Text()
     notes.append(
         f"workload {record['workload']}, seed {record['seed']}: {record['simulated_s']:,.0f} s simulated, "
@@ -227,6 +267,33 @@ def results_table(record: dict[str, Any]) -> Group:
     )
     _footer(notes, record, warnings=False)
     return Group(t, notes)
+
+
+def phase_label(k: int, n: int) -> str:
+    """The job column of a stretch's row: before and after the bucket
+    emptied (numbered where more than one did)."""
+    if n == 2:
+        return "  ├ before" if k == 0 else "  └ after"
+    return f"  {'└' if k == n - 1 else '├'} stretch {k + 1} of {n}"
+
+
+def phase_span(phases: list[dict[str, Any]], k: int) -> str:
+    """A stretch's time in its result's window: "00:00 to 33:20"."""
+    t0 = phases[0]["from_s"]
+    return f"{clock(phases[k]['from_s'] - t0)} to {clock(phases[k]['to_s'] - t0)}"
+
+
+def emptied_text(ph: dict[str, Any]) -> str:
+    """What a stretch after the first ran on: the limits at their baseline."""
+    return "bucket empty: " + "; ".join(with_mb_s(e) for e in ph["emptied"]) if ph.get("emptied") else "burst: before a bucket emptied"
+
+
+def io_phase_cell(phases: list[dict[str, Any]], k: int) -> Text:
+    ph = phases[k]
+    cell = Text(f"{phase_span(phases, k)}: {ph['iops']:,.0f} IOPS  {ph['bw_bytes_s'] / 1e6:,.1f} MB/s", style="bold")
+    cell.append(f"\nlatency {latency(ph['lat_mean_us'])} mean, {latency(ph['lat_p99_us'])} p99")
+    cell.append("\n" + emptied_text(ph), style="dim")
+    return cell
 
 
 def clock(seconds: float) -> str:

@@ -290,6 +290,7 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
                 runtime_s,
             }),
             extra: None,
+            phases: Vec::new(),
         });
     }
     if !no_latency.is_empty() {

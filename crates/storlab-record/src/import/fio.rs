@@ -130,6 +130,7 @@ pub fn read(file: &str, doc: &Value) -> Result<RunRecord, ImportError> {
                     runtime_s,
                 }),
                 extra: None,
+                phases: Vec::new(),
             });
         }
         if let Some(s) = j.get("sync") {
@@ -152,6 +153,7 @@ pub fn read(file: &str, doc: &Value) -> Result<RunRecord, ImportError> {
                         runtime_s: job_runtime_s,
                     }),
                     extra: None,
+                    phases: Vec::new(),
                 });
             }
         }

@@ -145,6 +145,7 @@ pub fn read(file: &str, doc: &Value) -> Result<RunRecord, ImportError> {
             hammerdb: Some(format!("System achieved {} NOPM from {} {display} TPM", fmt0(nopm), fmt0(tpm))),
             ..DbJob::default()
         })),
+        phases: Vec::new(),
     });
     let pts = |v: &Value, key: &str| -> Vec<(String, f64)> {
         v.as_array()

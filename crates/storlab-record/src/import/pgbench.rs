@@ -137,6 +137,7 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
         binding: format!("measured by {tool}: {workload}"),
         io: None,
         extra: Some(JobExtra::Db(DbJob { vus: clients, repeats: 1, tpm: Some(tps * 60.0), txn, ..DbJob::default() })),
+        phases: Vec::new(),
     });
     if !prog_v.is_empty() {
         let period_s = if prog_t.len() > 1 { prog_t[1] - prog_t[0] } else { prog_t[0] };

@@ -134,6 +134,7 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             rows_per_min: inserts.then_some(tps * 60.0),
             ..DbJob::default()
         })),
+        phases: Vec::new(),
     });
     if !series_v.is_empty() {
         let period_s = if series_t.len() > 1 { series_t[1] - series_t[0] } else { series_t[0] };
