@@ -121,3 +121,94 @@ def test_the_handmade_simulated_sweep_follows_the_record_schema():
 
     schema = json.loads((ROOT / "docs" / "record.schema.json").read_text())
     jsonschema.validators.validator_for(schema)(schema).validate(simulated_db())
+
+
+def _io_series(duration_s: float, period_s: float, iops: float) -> list[dict]:
+    """One pool's CloudWatch volume metrics: `iops` steady over the run."""
+    n = int(duration_s // period_s)
+    ts = [i * period_s for i in range(n)]
+    m = lambda metric, v: {"config": "c", "resource": "pool all", "metric": metric, "unit": "Count",  # noqa: E731
+                           "period_s": period_s, "timestamps": ts, "values": [v] * n}
+    return [m("VolumeReadOps", iops * period_s), m("VolumeWriteOps", 0.0)]
+
+
+def test_records_of_different_lengths_each_get_their_own_time_axis():
+    # A 70 s sweep (10 s periods) beside a 4 h run (60 s periods): two
+    # panels. The sweep's last period starts at 60 s = 1 minute on its own
+    # axis; the run's last at 14,340 s = 3.983 hours on its own.
+    short = {"schema_version": 1, "tool": TOOL, "engine": "simulate", "workload": "w", "seed": 1, "results": [],
+             "series": _io_series(70, 10, 500.0)}
+    long = {**short, "series": _io_series(4 * 3600, 60, 300.0)}
+    recs = [from_data(short, "sweep.json"), from_data(long, "day.json")]
+    assign_labels(recs)
+    (ch,) = [c for c in all_charts(recs) if c.id == "series-iops"]
+    fig = ch.figure
+    assert fig["layout"]["grid"]["rows"] == 2
+    (a,) = [t for t in fig["data"] if t["xaxis"] == "x"]
+    (b,) = [t for t in fig["data"] if t["xaxis"] == "x2"]
+    assert a["x"][-1] == pytest.approx(1.0) and a["y"][0] == pytest.approx(500.0)
+    assert b["x"][-1] == pytest.approx(14340 / 3600) and b["yaxis"] == "y2"
+    assert fig["layout"]["xaxis"]["title"]["text"] == "minutes from the start"
+    assert fig["layout"]["xaxis2"]["title"]["text"] == "hours from the start"
+
+
+def test_one_record_keeps_one_axis():
+    rec = {"schema_version": 1, "tool": TOOL, "engine": "simulate", "workload": "w", "seed": 1, "results": [],
+           "series": _io_series(600, 60, 100.0)}
+    (ch,) = [c for c in all_charts([from_data(rec)]) if c.id == "series-iops"]
+    assert "grid" not in ch.figure["layout"] and {t["xaxis"] for t in ch.figure["data"]} == {"x"}
+
+
+GP2_ALARM = """
+[workload]
+duration_s = 1200
+[[workload.jobs]]
+rw = "randread"
+bs = "4k"
+iodepth = 64
+
+[configs.gp2]
+host = "aws/ec2/r5b.24xlarge"
+[[configs.gp2.pools]]
+device = "aws/ebs/gp2"
+size_gib = 100
+
+[[alarms]]
+name = "burst-below-half"
+metric = "BurstBalance"
+period_s = 60
+threshold = 50
+comparison = "LessThanThreshold"
+evaluation_periods = 2
+"""
+
+
+def test_a_simulated_alarm_threshold_is_drawn_on_its_metrics_chart(tmp_path):
+    # The scenario's alarm: BurstBalance < 50 (its `threshold`), on a gp2
+    # 100 GiB drained at 3,000 IOPS (2,700 credits/s: empty at 2,000 s).
+    from storlab import api
+
+    p = tmp_path / "alarm.toml"
+    p.write_text(GP2_ALARM)
+    rec = from_data(api.simulate(p), "alarm.json")
+    (ch,) = [c for c in all_charts([rec]) if c.id == "series-balance"]
+    lines = [s for s in ch.figure["layout"]["shapes"] if s["type"] == "line" and s.get("yref") == "y"]
+    assert [(s["y0"], s["y1"], s["x0"], s["x1"]) for s in lines] == [(50.0, 50.0, 0, 1)]
+    assert "threshold 50" in ch.note
+
+
+def test_bars_are_linear_from_zero_in_units_that_fit():
+    # 100,000 IOPS beside 1,000: still a linear axis from zero. p99 of a
+    # 15K disk at 40 s: 40,000,000 µs → 40 on an axis in seconds.
+    fast = disk({"RND4K-Q32T1-read": [100000.0]}, config="nvme")
+    slow = disk({"RND4K-Q32T1-read": [1000.0]}, config="hdd")
+    slow["results"][0]["lat_p99_us"] = 40_000_000.0
+    recs = [from_data(fast, "a.json"), from_data(slow, "b.json")]
+    assign_labels(recs)
+    charts = {c.id: c for c in all_charts(recs)}
+    for cid in ("io-iops", "io-mbs", "io-p99"):
+        x = charts[cid].figure["layout"]["xaxis"]
+        assert (x["type"], x["rangemode"]) == ("linear", "tozero"), cid
+    p99 = charts["io-p99"].figure
+    assert p99["layout"]["xaxis"]["title"]["text"] == "s"
+    assert max(v for t in p99["data"] for v in t["x"]) == pytest.approx(40.0)

@@ -59,6 +59,16 @@ def _layout(title: str, x: str, y: str, **kw: Any) -> dict[str, Any]:
     return lay
 
 
+def time_unit(max_us: float) -> tuple[str, float]:
+    """The unit a latency axis reads best in, from its largest value (µs):
+    µs below 1 ms, ms below 10 s, else s; and the divisor from µs."""
+    if max_us < 1_000:
+        return "µs", 1.0
+    if max_us < 10_000_000:
+        return "ms", 1_000.0
+    return "s", 1_000_000.0
+
+
 def _n(values: list[Any]) -> int:
     return sum(1 for v in values if v is not None)
 
@@ -128,10 +138,11 @@ def io_jobs(records: list[Record]) -> list[Chart]:
     out = []
     # CrystalDiskMark draws one bar per test, tests top to bottom.
     height = max(320, 90 + len(jobs) * (14 * len(groups) + 18))
+    lat_unit, lat_scale = time_unit(max((finite(r.get("lat_p99_us")) or 0 for _, r in rows), default=0))
     for cid, title, key, scale, unit, fmt in (
         ("io-iops", "IOPS per job", "iops", 1, "IOPS", ",.0f"),
         ("io-mbs", "Throughput per job (MB/s, 10^6 bytes)", "bw_bytes_s", MB, "MB/s", ",.1f"),
-        ("io-p99", "p99 latency per job (ms)", "lat_p99_us", 1000, "ms", ",.3f"),
+        ("io-p99", f"p99 latency per job ({lat_unit})", "lat_p99_us", lat_scale, lat_unit, ",.3f"),
     ):
         data, pts = [], 0
         for gid, config in groups:
@@ -163,13 +174,9 @@ def io_jobs(records: list[Record]) -> list[Chart]:
             data.append(trace)
         lay = _layout(title, unit, "", barmode="group", height=height)
         lay["yaxis"].update({"autorange": "reversed", "type": "category"})
-        lay["xaxis"]["rangemode"] = "tozero"
-        vals = [v for t in data for v in t["x"] if v and v > 0]
-        if vals and max(vals) / min(vals) > 50:
-            # Configs orders of magnitude apart (NVMe beside 15K disks):
-            # a linear axis would leave the slow ones as slivers.
-            lay["xaxis"]["type"] = "log"
-            lay["title"]["text"] = title + " — log scale"
+        # Bars are read by their length: a linear axis from zero, always
+        # (each bar carries its figure as text, so a short one still reads).
+        lay["xaxis"].update({"rangemode": "tozero", "type": "linear"})
         note = "bars: the record's figure (bench disk: the best run, as CrystalDiskMark); whiskers: the lowest and highest run" \
             if any("error_x" in t for t in data) else ""
         out.append(Chart(cid, "I/O jobs", title, {"data": data, "layout": lay}, pts, note=note, kind="bars", half=True))
@@ -297,7 +304,40 @@ def _xaxis(kinds: set[str], tmax: float) -> tuple[str, float, dict[str, Any]]:
     return "minutes from the start", 60.0, {}
 
 
+def _panels(lay: dict[str, Any], n: int, titles: list[str]) -> list[str]:
+    """Small multiples: `n` panels stacked, each with axes of its own (a
+    70 s sweep beside a 2 h run keeps its own time scale); returns each
+    panel's axis suffix ("", "2", ...). One panel keeps the plain layout."""
+    if n <= 1:
+        return [""]
+    lay["grid"] = {"rows": n, "columns": 1, "pattern": "independent", "ygap": 0.45}
+    lay["height"] = max(lay.get("height", 420), 120 + 260 * n)
+    lay.setdefault("annotations", [])
+    out = []
+    for k in range(n):
+        ax = "" if k == 0 else str(k + 1)
+        out.append(ax)
+        lay["annotations"].append({"text": f"<b>{titles[k]}</b>", "showarrow": False, "xref": f"x{ax} domain",
+                                   "yref": f"y{ax} domain", "x": 0, "y": 1.02, "xanchor": "left", "yanchor": "bottom",
+                                   "font": {"size": 12}})
+    return out
+
+
+def _panel_axes(lay: dict[str, Any], ax: str, xtitle: str, xextra: dict[str, Any], ytitle: str) -> None:
+    base_x = {k: v for k, v in lay["xaxis"].items()}
+    base_y = {k: v for k, v in lay["yaxis"].items()}
+    base_x["title"] = {"text": xtitle}
+    base_x.update(xextra)
+    base_y["title"] = {"text": ytitle}
+    lay[f"xaxis{ax}"] = base_x
+    lay[f"yaxis{ax}"] = base_y
+
+
 def series(records: list[Record]) -> list[Chart]:
+    """The CloudWatch-style series: IOPS, MB/s, queue depth, latency and
+    burst balance over time. Records of different lengths never share a
+    time axis: with more than one record, each is a panel of its own, on
+    its own scale (minutes or hours from its own start)."""
     groups = _group_series(records)
     recs = {id(r): r for r in records}
     out = []
@@ -313,47 +353,60 @@ def series(records: list[Record]) -> list[Chart]:
         d = derived(m)
         if d:
             derived_all[key] = d
-    kinds = set()
-    tmax = 0.0
+    # Each record's own time axis: its kind of stamps and its length.
+    kinds: dict[int, set[str]] = {}
+    tmax: dict[int, float] = {}
+
+    def seen(gid: int, s: dict[str, Any]) -> None:
+        ts, k = _axis_times(s)
+        kinds.setdefault(gid, set()).add(k)
+        if k != "date" and ts:
+            tmax[gid] = max(tmax.get(gid, 0.0), ts[-1])
+
     for key in derived_all:
         for _, (s, _) in derived_all[key].items():
-            ts, k = _axis_times(s)
-            kinds.add(k)
-            if k != "date" and ts:
-                tmax = max(tmax, ts[-1])
-    for key, m in groups.items():
+            seen(key[0], s)
+    for (gid, _, _), m in groups.items():
         for b in BALANCES:
             if b in m:
-                ts, k = _axis_times(m[b])
-                kinds.add(k)
-                if k != "date" and ts:
-                    tmax = max(tmax, ts[-1])
-    xtitle, xscale, xextra = _xaxis(kinds, tmax)
+                seen(gid, m[b])
+    axes = {gid: _xaxis(k, tmax.get(gid, 0.0)) for gid, k in kinds.items()}
 
-    def xs(s: dict[str, Any]) -> list[Any]:
+    def xs(s: dict[str, Any], gid: int) -> list[Any]:
         ts, k = _axis_times(s)
-        return ts if k == "date" else [round(t / xscale, 6) for t in ts]
+        return ts if k == "date" else [round(t / axes[gid][1], 6) for t in ts]
 
     for cid, title, unit in (("series-iops", "IOPS over time", "IOPS"), ("series-mbs", "Throughput over time", "MB/s"),
                              ("series-qd", "Queue depth over time (average I/Os outstanding)", "I/Os"),
                              ("series-lat", "Average latency over time", "ms")):
         metric = cid.split("-")[1]
-        data, pts = [], 0
+        per: dict[int, list[dict[str, Any]]] = {}
+        pts = 0
         for (gid, c, res), d in derived_all.items():
             if metric not in d:
                 continue
             s, y = d[metric]
             pts += _n(y)
             name = f"{recs[gid].label(c)} — {res}" if len({r for (g2, c2, r) in derived_all if (g2, c2) == (gid, c)}) > 1 else recs[gid].label(c)
-            data.append({"type": "scatter", "mode": "lines", "x": xs(s), "y": y, "name": name,
-                         "line": {"width": 1.5, **({"color": _colours[name]} if name in _colours else {})},
-                         "hovertemplate": "%{x}: %{y:,.2f} " + unit + "<extra>" + name + "</extra>"})
-        if data:
-            lay = _layout(title, xtitle, unit)
-            lay["xaxis"].update(xextra)
-            lay["hovermode"] = "x unified"
-            out.append(Chart(cid, "Time series", title, {"data": data, "layout": lay}, pts, kind="series", half=True))
-    bal = _balance(records, groups, recs, xs, xtitle, xextra)
+            per.setdefault(gid, []).append({"type": "scatter", "mode": "lines", "x": xs(s, gid), "y": y, "name": name,
+                                            "line": {"width": 1.5, **({"color": _colours[name]} if name in _colours else {})},
+                                            "hovertemplate": "%{x}: %{y:,.2f} " + unit + "<extra>" + name + "</extra>"})
+        if not per:
+            continue
+        gids = list(per)
+        lay = _layout(title, axes[gids[0]][0], unit)
+        lay["xaxis"].update(axes[gids[0]][2])
+        lay["hovermode"] = "x unified" if len(gids) == 1 else "closest"
+        data = []
+        for gid, ax in zip(gids, _panels(lay, len(gids), [recs[g].name or recs[g].path for g in gids])):
+            if ax:
+                _panel_axes(lay, ax, axes[gid][0], axes[gid][2], unit)
+            for tr in per[gid]:
+                data.append({**tr, "xaxis": f"x{ax}", "yaxis": f"y{ax}"})
+        _threshold_lines(records, lay, data, gids, recs, xs, {"qd": ("VolumeQueueLength", "DiskQueueDepth")}.get(metric, ()))
+        out.append(Chart(cid, "Time series", title, {"data": data, "layout": lay}, pts, kind="series",
+                         half=len(gids) == 1))
+    bal = _balance(records, groups, recs, xs, axes)
     if bal:
         out.append(bal)
     other = _other_series(records, groups, recs)
@@ -362,6 +415,8 @@ def series(records: list[Record]) -> list[Chart]:
 
 
 _THRESHOLD = re.compile(r"threshold \(?(-?\d+(?:\.\d+)?)\)?", re.I)
+# storlab's own reason text: "BurstBalance < 50 for 2 of 2 periods".
+_RULE = re.compile(r"(\S+) (?:<=|<|>=|>) (-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?) for \d+ of \d+ period")
 
 
 def alarms_of(rec: Record) -> list[dict[str, Any]]:
@@ -388,6 +443,11 @@ def alarms_of(rec: Record) -> list[dict[str, Any]]:
         m = _THRESHOLD.search(reason)
         if m and g["threshold"] is None:
             g["threshold"] = float(m.group(1))
+        rule = _RULE.search(reason)
+        if rule:
+            if g["threshold"] is None:
+                g["threshold"] = float(rule.group(2))
+            g["metric"] = g["metric"] or rule.group(1)
         for metric in (*BALANCES, *(s.get("metric", "") for s in rec.series)):
             if metric and g["metric"] is None and metric in reason:
                 g["metric"] = metric
@@ -396,9 +456,42 @@ def alarms_of(rec: Record) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def _balance(records, groups, recs, xs, xtitle, xextra) -> Chart | None:
-    data, shapes, pts = [], [], 0
-    balance_at: dict[tuple[int, str], tuple[list[Any], list[float | None]]] = {}
+def _threshold_lines(records, lay, data, gids, recs, xs, metrics) -> list[str]:
+    """Each alarm on one of `metrics` drawn on its record's panel: a dashed
+    line at its threshold, a dotted line and a marker at each state change.
+    Returns a note per alarm drawn."""
+    notes = []
+    panel = {gid: ("" if k == 0 else str(k + 1)) for k, gid in enumerate(gids)}
+    for rec in records:
+        if id(rec) not in panel:
+            continue
+        ax = panel[id(rec)]
+        for a in alarms_of(rec):
+            if a["metric"] not in metrics or a["threshold"] is None:
+                continue
+            who = rec.label(a["config"])
+            thr = a["threshold"]
+            times = xs({"timestamps": [t for t, _ in a["changes"]]}, id(rec))
+            states = [st for _, st in a["changes"]]
+            lay.setdefault("shapes", []).append({"type": "line", "xref": f"x{ax} domain", "x0": 0, "x1": 1, "yref": f"y{ax}",
+                                                 "y0": thr, "y1": thr, "name": f"threshold {a['name']}",
+                                                 "line": {"dash": "dash", "color": "#c0392b", "width": 1}})
+            for t in times:
+                lay["shapes"].append({"type": "line", "xref": f"x{ax}", "x0": t, "x1": t, "yref": f"y{ax} domain", "y0": 0, "y1": 1,
+                                      "line": {"dash": "dot", "color": "#999", "width": 1}})
+            data.append({"type": "scatter", "mode": "markers+text", "x": times, "y": [thr] * len(times),
+                         "xaxis": f"x{ax}", "yaxis": f"y{ax}",
+                         "name": f"alarm {a['name']} · {who}", "text": states, "textposition": "top center",
+                         "marker": {"symbol": ["triangle-down" if st.upper() == "ALARM" else "circle" for st in states],
+                                    "size": 11, "color": ["#c0392b" if st.upper() == "ALARM" else "#27ae60" for st in states]},
+                         "hovertemplate": "%{x}: %{text}<extra>alarm " + a["name"] + "</extra>"})
+            notes.append(f"alarm {a['name']} ({who}): {a['metric']} threshold {thr:g}")
+    return notes
+
+
+def _balance(records, groups, recs, xs, axes) -> Chart | None:
+    per: dict[int, list[dict[str, Any]]] = {}
+    pts = 0
     for (gid, c, res), m in groups.items():
         for b in BALANCES:
             if b not in m:
@@ -406,48 +499,23 @@ def _balance(records, groups, recs, xs, xtitle, xextra) -> Chart | None:
             y = _vals(m[b])
             pts += _n(y)
             name = f"{recs[gid].label(c)} — {res} {b}"
-            x = xs(m[b])
-            balance_at.setdefault((gid, c), (x, y))
-            data.append({"type": "scatter", "mode": "lines", "x": x, "y": y, "name": name, "line": {"width": 1.8},
-                         "hovertemplate": "%{x}: %{y:.1f} %<extra>" + name + "</extra>"})
-    if not data:
+            per.setdefault(gid, []).append({"type": "scatter", "mode": "lines", "x": xs(m[b], gid), "y": y, "name": name,
+                                            "line": {"width": 1.8}, "hovertemplate": "%{x}: %{y:.1f} %<extra>" + name + "</extra>"})
+    if not per:
         return None
-    notes = []
-    for rec in records:
-        for a in alarms_of(rec):
-            if a["metric"] is not None and a["metric"] not in BALANCES:
-                continue  # an alarm on another metric: listed in the alarms table only
-            if (id(rec), a["config"]) not in balance_at and a["threshold"] is None:
-                continue
-            who = rec.label(a["config"])
-            thr = a["threshold"]
-            times = xs({"timestamps": [t for t, _ in a["changes"]]})
-            states = [s for _, s in a["changes"]]
-            if thr is not None:
-                shapes.append({"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": thr, "y1": thr,
-                               "line": {"dash": "dash", "color": "#c0392b", "width": 1}})
-                ys = [thr] * len(times)
-            else:
-                # No threshold in the record: mark the change on the config's
-                # balance line, at the period the change fell in.
-                bx, by = balance_at[(id(rec), a["config"])]
-                ys = []
-                for t in times:
-                    i = max((k for k, v in enumerate(bx) if v <= t), default=0)
-                    ys.append(by[i] if i < len(by) else None)
-            for t in times:
-                shapes.append({"type": "line", "x0": t, "x1": t, "yref": "paper", "y0": 0, "y1": 1,
-                               "line": {"dash": "dot", "color": "#999", "width": 1}})
-            pts += len(times)
-            data.append({"type": "scatter", "mode": "markers+text", "x": times, "y": ys,
-                         "name": f"alarm {a['name']} · {who}", "text": states, "textposition": "top center",
-                         "marker": {"symbol": ["triangle-down" if s.upper() == "ALARM" else "circle" for s in states],
-                                    "size": 11, "color": ["#c0392b" if s.upper() == "ALARM" else "#27ae60" for s in states]},
-                         "hovertemplate": "%{x}: %{text}<extra>alarm " + a["name"] + "</extra>"})
-            notes.append(f"alarm {a['name']} ({who})" + (f": threshold {thr:g}" if thr is not None else ""))
-    lay = _layout("Burst balance over time (%)", xtitle, "%", shapes=shapes)
-    lay["xaxis"].update(xextra)
+    gids = list(per)
+    lay = _layout("Burst balance over time (%)", axes[gids[0]][0], "%", shapes=[])
+    lay["xaxis"].update(axes[gids[0]][2])
     lay["yaxis"]["range"] = [0, 105]
+    data = []
+    for gid, ax in zip(gids, _panels(lay, len(gids), [recs[g].name or recs[g].path for g in gids])):
+        if ax:
+            _panel_axes(lay, ax, axes[gid][0], axes[gid][2], "%")
+            lay[f"yaxis{ax}"]["range"] = [0, 105]
+        for tr in per[gid]:
+            data.append({**tr, "xaxis": f"x{ax}", "yaxis": f"y{ax}"})
+    notes = _threshold_lines(records, lay, data, gids, recs, xs, BALANCES)
+    pts += sum(len(t["x"]) for t in data if t.get("name", "").startswith("alarm "))
     return Chart("series-balance", "Time series", "Burst balance", {"data": data, "layout": lay}, pts,
                  note="; ".join(notes) + ("; dashed line: the alarm's threshold, markers: its state changes" if notes else ""),
                  kind="balance")
@@ -611,7 +679,8 @@ def _txn_latency(groups) -> list[Chart]:
     cols = min(2, len(panels))
     nrows = (len(panels) + cols - 1) // cols
     data, annotations, pts = [], [], 0
-    lay = _layout("Latency per transaction type (ms) at the tipping point", "", "", barmode="group",
+    unit, div = time_unit(max((finite((t or {}).get(k)) or 0 for *_, txn in panels for t in txn.values() for k, _, _ in pct), default=0))
+    lay = _layout(f"Latency per transaction type ({unit}) at the tipping point", "", "", barmode="group",
                   height=max(380, 80 + 260 * nrows))
     lay["grid"] = {"rows": nrows, "columns": cols, "pattern": "independent", "ygap": 0.3, "xgap": 0.08}
     lay["legend"] = {"orientation": "v", "x": 1.01, "y": 1, "font": {"size": 11}}
@@ -621,13 +690,14 @@ def _txn_latency(groups) -> list[Chart]:
         names = list(txn)
         for key, label, colour in pct:
             ys = [finite((txn[n] or {}).get(key)) for n in names]
-            ys = [None if v is None else v / 1000 for v in ys]
+            ys = [None if v is None else v / div for v in ys]
             pts += _n(ys)
             data.append({"type": "bar", "x": names, "y": ys, "name": label, "legendgroup": label, "showlegend": pi == 0,
                          "marker": {"color": colour}, "xaxis": f"x{ax}", "yaxis": f"y{ax}",
-                         "hovertemplate": "%{x} " + label + ": %{y:,.2f} ms<extra>" + rec.label(c) + "</extra>"})
+                         "hovertemplate": "%{x} " + label + ": %{y:,.2f} " + unit + "<extra>" + rec.label(c) + "</extra>"})
         lay[f"xaxis{ax}"] = {"type": "category", "tickfont": {"size": 10}}
-        lay[f"yaxis{ax}"] = {"type": "log", "gridcolor": "#e5e5e5", "title": {"text": "ms"} if pi % cols == 0 else {}}
+        lay[f"yaxis{ax}"] = {"type": "linear", "rangemode": "tozero", "gridcolor": "#e5e5e5",
+                             "title": {"text": unit} if pi % cols == 0 else {}}
         annotations.append({"text": f"<b>{rec.label(c)}</b> at {r['vus']} VU{'' if r['vus'] == 1 else 's'}", "showarrow": False, "xref": f"x{ax} domain",
                             "yref": f"y{ax} domain", "x": 0, "y": 1.12, "xanchor": "left"})
     lay["annotations"] = annotations
