@@ -90,6 +90,21 @@ def test_fio_job_file(storlab, tmp_path):
     assert x["outstanding"] == 1, "psync does one I/O at a time"
 
 
+def test_a_job_files_directory_and_filename_are_used_inside_path(storlab, tmp_path):
+    # fio's syntax: the test file is <--path>/db/data/bench.dat while it runs;
+    # the folders storlab made and the file are gone afterwards.
+    data = tmp_path / "mnt"
+    data.mkdir()
+    job = tmp_path / "named.fio"
+    job.write_text("[global]\nioengine=psync\ndirectory=db/data\nfilename=bench.dat\nsize=8m\n\n"
+                   "[rnd-read]\nrw=randread\nbs=4k\nruntime=1\ntime_based\n")
+    r = storlab("bench", "disk", "--path", str(data), "--job", str(job), "--json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["results"][0]["job"] == "rnd-read" and rec["results"][0]["iops"] > 0
+    assert list(data.iterdir()) == [], "the test file and the folders made for it are removed"
+
+
 @pytest.mark.parametrize("args,needle", [
     (("--path", "{tmp}/missing"), "No such file"),
     (("--path", "{tmp}/file"), "is a file, not a folder"),
@@ -98,13 +113,15 @@ def test_fio_job_file(storlab, tmp_path):
     (("--path", "{tmp}", "--size", "lots"), "is not a size"),
     (("--path", "{tmp}", "--profile", "cdm-nvmee"), "did you mean 'cdm-nvme'"),
     (("--path", "{tmp}", "--job", "{tmp}/bad.fio"), "bad.fio:2: option 'iodepht'"),
-    (("--path", "{tmp}", "--job", "{tmp}/elsewhere.fio"), "filename and directory are not honoured"),
+    (("--path", "{tmp}", "--job", "{tmp}/elsewhere.fio"), "elsewhere.fio: job 'a': filename '/etc/passwd' is not a file name"),
+    (("--path", "{tmp}", "--job", "{tmp}/escape.fio"), "escape.fio: job 'a': directory '../up' leads out of --path"),
     (("--path", "{tmp}", "--engine", "libaio"), "use io_uring, psync or null"),
 ])
 def test_bad_input(storlab, tmp_path, args, needle):
     (tmp_path / "file").write_text("mine")
     (tmp_path / "bad.fio").write_text("[a]\niodepht=4\n")
     (tmp_path / "elsewhere.fio").write_text("[a]\nrw=write\nfilename=/etc/passwd\n")
+    (tmp_path / "escape.fio").write_text("[a]\nrw=write\ndirectory=../up\n")
     before = sorted(p.name for p in tmp_path.iterdir())
     r = storlab("bench", "disk", *[a.format(tmp=tmp_path) for a in args], *QUICK[2:])
     assert r.returncode == 1, (r.stdout, r.stderr)

@@ -128,9 +128,22 @@ impl TestFile {
     /// Creates `storlab-bench-<pid>-<n>.dat` in `dir`, `size` bytes of
     /// incompressible data written with 1 MiB writes.
     pub fn create(dir: &Path, size: u64, want_direct: bool) -> Result<TestFile, BenchError> {
+        Self::create_named(dir, None, size, want_direct)
+    }
+
+    /// `create` under the name a job file gives (fio's `filename=`), or
+    /// storlab's own where it gives none. A file already there is never
+    /// overwritten: it may be someone's data.
+    pub fn create_named(dir: &Path, name: Option<&str>, size: u64, want_direct: bool) -> Result<TestFile, BenchError> {
         check_dir(dir, size)?;
-        let name = format!("storlab-bench-{}-{}.dat", std::process::id(), unique());
+        let name = name.map_or_else(|| format!("storlab-bench-{}-{}.dat", std::process::id(), unique()), str::to_string);
         let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Err(BenchError::Path {
+                path: path.display().to_string(),
+                message: "already exists — storlab writes and removes a test file of its own; remove this one or give the job another filename=".into(),
+            });
+        }
         let io_err = |e: std::io::Error, what: &str| BenchError::Path { path: path.display().to_string(), message: format!("{what}: {e}") };
         {
             // Filled with unbuffered 1 MiB writes where the file system
@@ -212,6 +225,36 @@ impl Drop for TestFile {
     fn drop(&mut self) {
         if self.owned {
             let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The folders a job file's `directory=` named under `--path` that storlab
+/// made: removed at the end, deepest first, and only while empty.
+#[derive(Debug, Default)]
+pub struct CreatedDirs(Vec<PathBuf>);
+
+impl CreatedDirs {
+    /// Makes `rel` under `base`, noting each folder that was not there.
+    pub fn make(base: &Path, rel: &Path) -> Result<CreatedDirs, BenchError> {
+        let mut made = CreatedDirs::default();
+        let mut at = base.to_path_buf();
+        for c in rel.components() {
+            at.push(c);
+            if at.is_dir() {
+                continue;
+            }
+            std::fs::create_dir(&at).map_err(|e| BenchError::Path { path: at.display().to_string(), message: format!("cannot create the job file's directory: {e}") })?;
+            made.0.push(at.clone());
+        }
+        Ok(made)
+    }
+}
+
+impl Drop for CreatedDirs {
+    fn drop(&mut self) {
+        for d in self.0.iter().rev() {
+            let _ = std::fs::remove_dir(d);
         }
     }
 }

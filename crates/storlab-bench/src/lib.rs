@@ -8,7 +8,7 @@ pub mod run;
 
 use engine::EngineKind;
 use storlab_record::{DiskJob, DiskRun, Engine, IoColumns, JobExtra, JobResult, RecordExtra, RunRecord};
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use storlab_workload::Job;
@@ -188,6 +188,71 @@ pub fn engine_for(job: &Job, default: EngineKind, uring_ok: bool) -> Result<(Eng
     Ok((kind, why))
 }
 
+/// Where a job file puts the test file, inside `--path`: fio's
+/// `directory=` (a folder under it) and `filename=` (a file name in that
+/// folder). storlab measures one test file a run, so the jobs that name
+/// them must name the same ones.
+#[derive(Debug, Default, PartialEq)]
+pub struct FileTarget {
+    pub directory: Option<PathBuf>,
+    pub filename: Option<String>,
+}
+
+/// The one test file the jobs name, checked: a `directory=` must stay
+/// inside `--path` (relative, never above it with `..`), a `filename=` must
+/// be a plain file name; jobs that name different ones are refused, and so
+/// is either with a benchmark's own existing file.
+pub fn test_file_target(jobs: &[Job], existing: bool) -> Result<FileTarget, BenchError> {
+    let bad = |j: &Job, message: String| BenchError::Job { job: j.name.clone(), message };
+    let mut out: Option<(String, FileTarget)> = None;
+    for j in jobs.iter().filter(|j| j.directory.is_some() || j.filename.is_some()) {
+        if existing {
+            return Err(bad(j, "directory and filename do not apply when measuring an existing file — remove them".into()));
+        }
+        let mut t = FileTarget::default();
+        if let Some(d) = &j.directory {
+            if d.contains(':') {
+                return Err(bad(j, format!("directory '{d}': several directories (':') are not supported — storlab measures one test file; name one folder under --path")));
+            }
+            let p = Path::new(d);
+            if p.is_absolute() {
+                let near = p.file_name().map(|n| format!(" — nearest valid value '{}'", n.to_string_lossy())).unwrap_or_default();
+                return Err(bad(j, format!("directory '{d}' is absolute; it must be a folder under --path{near}")));
+            }
+            let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+            for c in p.components() {
+                match c {
+                    Component::Normal(n) => parts.push(n),
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        if parts.pop().is_none() {
+                            return Err(bad(j, format!("directory '{d}' leads out of --path with '..'; it must be a folder under --path — nearest valid value '.'")));
+                        }
+                    }
+                    _ => return Err(bad(j, format!("directory '{d}' is not a folder under --path"))),
+                }
+            }
+            t.directory = (!parts.is_empty()).then(|| parts.iter().collect());
+        }
+        if let Some(f) = &j.filename {
+            let plain = !f.is_empty() && f != "." && f != ".." && !f.contains('/') && !f.contains(':');
+            if !plain {
+                let near = Path::new(f).file_name().map(|n| format!(" — nearest valid value '{}'", n.to_string_lossy())).unwrap_or_default();
+                return Err(bad(j, format!("filename '{f}' is not a file name; storlab writes its test file inside --path (and directory=), so give a name without '/' or ':'{near}")));
+            }
+            t.filename = Some(f.clone());
+        }
+        match &out {
+            None => out = Some((j.name.clone(), t)),
+            Some((first, o)) if *o != t => {
+                return Err(bad(j, format!("names another test file than job '{first}' — storlab measures one test file a run; give every job the same directory= and filename=")));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(out.map(|o| o.1).unwrap_or_default())
+}
+
 /// Measures `jobs` on a test file storlab creates in `dir` and removes at
 /// the end, on error and when `stop` is set. Jobs run as fio runs them: the
 /// jobs between two `stonewall`s at the same time on the one file, reported
@@ -198,13 +263,8 @@ pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool,
     use storlab_workload::groups::{report_groups, run_groups};
     let uring_ok = engine::uring_available();
     let mut warnings = Vec::new();
+    let target = test_file_target(jobs, o.existing_file.is_some())?;
     for j in jobs {
-        if j.filename.is_some() || j.directory.is_some() {
-            return Err(BenchError::Job {
-                job: j.name.clone(),
-                message: "filename and directory are not honoured: storlab writes only its own test file, inside --path — remove them".into(),
-            });
-        }
         if let (_, Some(w)) = engine_for(j, o.engine, uring_ok)? {
             warnings.push(w);
         }
@@ -229,9 +289,21 @@ pub fn bench_disk(dir: &Path, jobs: &[Job], o: &BenchOptions, stop: &AtomicBool,
             return Err(BenchError::Job { job: j.name.clone(), message: format!("bs {} is larger than its size {} — use a size of at least one block", j.bs_bytes, j.size_bytes) });
         }
     }
+    // Declared before the file, so dropped after it: the folders storlab
+    // made go once the test file in them has.
+    let mut _made = file::CreatedDirs::default();
     let file = match &o.existing_file {
         Some(p) => file::TestFile::open_existing(p, o.direct)?,
-        None => file::TestFile::create(dir, size, o.direct)?,
+        None => {
+            let at = match &target.directory {
+                Some(rel) => {
+                    _made = file::CreatedDirs::make(dir, rel)?;
+                    dir.join(rel)
+                }
+                None => dir.to_path_buf(),
+            };
+            file::TestFile::create_named(&at, target.filename.as_deref(), size, o.direct)?
+        }
     };
     if o.direct && !file.direct {
         warnings.push(format!("{}: the file system refused O_DIRECT (tmpfs?) — buffered I/O measures the page cache, not the disk (--buffered says so up front)", dir.display()));

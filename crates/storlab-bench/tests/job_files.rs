@@ -95,3 +95,58 @@ fn a_libaio_job_file_runs() {
     assert_eq!(rep.jobs[0].engine, expect);
     assert!(rep.warnings.iter().any(|w| w.contains("ioengine=libaio runs with")), "{:?}", rep.warnings);
 }
+
+// fio's `directory=` and `filename=` (fio HOWTO, "Target file/device"):
+// the test file goes to <--path>/<directory>/<filename>. The folders storlab
+// made for it are gone afterwards with the file; one that was there stays.
+#[test]
+fn directory_and_filename_are_honoured_under_path() {
+    let file = "; fio's own syntax\n[global]\nioengine=psync\nrw=randread\nbs=4k\nsize=4m\ndirectory=data/tpcc\nfilename=bench.dat\n\n[rnd]\nruntime=0.2\ntime_based\n";
+    let dir = tmpdir("named");
+    std::fs::create_dir(dir.join("data")).unwrap();
+    let jobs = storlab_workload::fio::parse("j.fio", file).unwrap();
+    let stop = AtomicBool::new(false);
+    let target = dir.join("data/tpcc/bench.dat");
+    let mut seen = None;
+    let rep = bench_disk(&dir, &jobs, &job_sizes(), &stop, &mut |_, _| seen = std::fs::metadata(&target).ok().map(|m| m.len())).unwrap_or_else(|e| panic!("{e}"));
+    // 4 MiB = 4,194,304 bytes, written while the job ran.
+    assert_eq!(seen, Some(4 << 20));
+    assert!(rep.jobs[0].runs[0].read.ios > 0);
+    assert!(!target.exists() && !dir.join("data/tpcc").exists(), "the file and the folder storlab made are removed");
+    assert!(dir.join("data").is_dir(), "the folder that was there stays");
+}
+
+fn refused(name: &str, file: &str) -> String {
+    let dir = tmpdir(name);
+    let jobs = storlab_workload::fio::parse("j.fio", file).unwrap();
+    let stop = AtomicBool::new(false);
+    let e = bench_disk(&dir, &jobs, &job_sizes(), &stop, &mut |_, _| {}).expect_err("refused").to_string();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing is left behind: {e}");
+    e
+}
+
+#[test]
+fn a_directory_outside_path_or_a_path_as_filename_is_refused() {
+    let job = |opt: &str| format!("[global]\nrw=read\nbs=4k\nsize=1m\n[seq]\n{opt}\n");
+    let e = refused("abs", &job("directory=/var/tmp/db"));
+    assert!(e.contains("job 'seq'") && e.contains("directory '/var/tmp/db' is absolute") && e.contains("nearest valid value 'db'"), "{e}");
+    let e = refused("up", &job("directory=../elsewhere"));
+    assert!(e.contains("leads out of --path") && e.contains("nearest valid value '.'"), "{e}");
+    let e = refused("upup", &job("directory=a/../../b"));
+    assert!(e.contains("leads out of --path"), "{e}");
+    let e = refused("dev", &job("filename=/dev/nvme0n1"));
+    assert!(e.contains("filename '/dev/nvme0n1' is not a file name") && e.contains("nearest valid value 'nvme0n1'"), "{e}");
+    let e = refused("two", "[global]\nrw=read\nbs=4k\nsize=1m\n[a]\nfilename=one.dat\n[b]\nfilename=two.dat\n");
+    assert!(e.contains("job 'b'") && e.contains("another test file than job 'a'"), "{e}");
+}
+
+// A file already at that name may be someone's data: refused, untouched.
+#[test]
+fn an_existing_file_is_never_overwritten() {
+    let dir = tmpdir("exists");
+    std::fs::write(dir.join("keep.dat"), b"data").unwrap();
+    let jobs = storlab_workload::fio::parse("j.fio", "[seq]\nrw=write\nbs=4k\nsize=1m\nfilename=keep.dat\n").unwrap();
+    let e = bench_disk(&dir, &jobs, &job_sizes(), &AtomicBool::new(false), &mut |_, _| {}).expect_err("refused").to_string();
+    assert!(e.contains("keep.dat: already exists"), "{e}");
+    assert_eq!(std::fs::read(dir.join("keep.dat")).unwrap(), b"data");
+}

@@ -592,7 +592,14 @@ fn bench_disk_json(
         w.set(1, total);
         storlab_bench::bench_disk(&dir, &jobs, &opts, &w.stop, &mut |done, _| w.set(0, done as u64))
     })?;
-    let mut rec = report.map_err(|e| e.to_py(py))?.into_record(&workload, seed);
+    // A job's error names the job file it came from.
+    let file = job_name.filter(|_| preset.is_none());
+    let mut rec = report
+        .map_err(|e| match (&e, file) {
+            (storlab_bench::BenchError::Job { .. }, Some(f)) => raise(py, "ScenarioError", format!("{f}: {e}")),
+            _ => e.to_py(py),
+        })?
+        .into_record(&workload, seed);
     rec.interrupted |= stopped;
     Ok(json(&rec))
 }
