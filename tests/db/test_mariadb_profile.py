@@ -92,8 +92,10 @@ def test_an_insert_storm_profile_is_recorded_on_mariadb(storlab, where):
                     "--commit-every", "100")
     assert prof["workload"] == "insert" and prof["scale_unit"] == "row" and prof["data"]["page_bytes"] == 16384
     assert prof["provenance"]["engine"] == "mariadb"
-    # 1 user and 2 users × 1,000 rows each.
-    assert prof["provenance"]["scale"] == 3000
+    # The recorder sweeps at least three counts (1, 2 and 4 for "1,2":
+    # profile.record_sweep_vus), 1,000 rows a user: 7 × 1,000 rows.
+    assert prof["provenance"]["vus"] == [1, 2, 4]
+    assert prof["provenance"]["scale"] == 7000
     (t,) = prof["transaction"]
     assert t["rows_per_txn"] == 100 and t["commits"] == 1
     # Each row is at least 32 + 100 + 500 characters (key, s, payload;
