@@ -211,6 +211,21 @@ def test_no_log_pool_logs_on_data_and_says_so(storlab, scenario):
     assert data["write_iops"] > 0 and set(rec["results"][0]["pools"]) == {"data"}
 
 
+def test_the_insert_storm_says_when_every_users_rows_are_in(storlab, scenario):
+    # 3 users × 20,000 rows = 60,000 rows; no bucket empties on the gp3,
+    # so one rate holds: 60,000 / (rows a minute / 60) seconds.
+    path = scenario(db_scenario(profile="insert-postgresql", scale="1000000", vus="[3]",
+                                extra="rows_per_user = 20000"))
+    rec = run_json(storlab, path)
+    r = rec["results"][0]
+    assert r["rows_target"] == 60000 and not r.get("phases")
+    assert r["finish_s"] == pytest.approx(60000 / (r["rows_per_min"] / 60), abs=0.1)
+    assert "3 VUs × their rows: 60,000 rows all in after" in storlab("simulate", str(path)).stdout
+    # Only an insert storm's profile has rows to finish.
+    fails(storlab, scenario(db_scenario(extra="rows_per_user = 20000"), name="tpcc.toml"), "rows_per_user",
+          "not an insert storm's")
+
+
 def fails(storlab, path, *needles):
     r = storlab("simulate", str(path))
     assert r.returncode == 1, (r.stdout, r.stderr)

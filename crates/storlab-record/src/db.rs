@@ -118,6 +118,13 @@ pub struct DbJob {
     pub rows_per_min: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rows_per_min_stdev: Option<f64>,
+    /// A simulated insert storm with `rows_per_user`: the rows the users
+    /// insert in all, and when they are all in, s from the start of the
+    /// run, at each phase's rate in turn (the last held past the window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_target: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commits: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

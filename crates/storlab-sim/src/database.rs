@@ -553,6 +553,27 @@ impl Spread {
     }
 }
 
+/// When `target` rows are in, s from the start of the run: each stretch
+/// `(ends_at_s, rows a second)` in turn from 0, the last held past its end
+/// (the rate the run settled at); None where that rate is 0 and the rows
+/// are not in by then.
+pub fn finish_time(target: f64, stretches: &[(f64, f64)]) -> Option<f64> {
+    let (mut t, mut done) = (0.0f64, 0.0f64);
+    for (i, &(end, rate)) in stretches.iter().enumerate() {
+        let last = i + 1 == stretches.len();
+        let span = if last { f64::INFINITY } else { (end - t).max(0.0) };
+        if rate > 0.0 && done + rate * span >= target {
+            return Some(t + (target - done) / rate);
+        }
+        if last {
+            return None;
+        }
+        done += rate * span;
+        t = end;
+    }
+    None
+}
+
 fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult, monthly: Option<f64>, seeds: Option<&Spread>) {
     let w = r.window_s;
     let insert = db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some());
@@ -623,6 +644,15 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
     let sd = |v: (f64, f64)| seeds.map(|_| round(v.1, 1));
     let tpm = round(s.tpm.0, 1);
     let rows: Option<u64> = insert.then(|| txn.values().filter_map(|t| t.rows).sum());
+    let rows_target = db.rows_per_user.filter(|_| insert).map(|n| n * f64::from(r.vus));
+    let finish_s = rows_target.and_then(|target| {
+        let rates: Vec<(f64, f64)> = if phases.is_empty() {
+            vec![(f64::INFINITY, s.rows_per_min.0 / 60.0)]
+        } else {
+            phases.iter().map(|p| (p.to_s, p.rows_per_min.unwrap_or(0.0) / 60.0)).collect()
+        };
+        finish_time(target, &rates).map(|t| round(t, 1))
+    });
     let job = DbJob {
         vus: r.vus,
         repeats: s.repeats,
@@ -634,6 +664,8 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         rows,
         rows_per_min: insert.then(|| round(s.rows_per_min.0, 1)),
         rows_per_min_stdev: sd(s.rows_per_min).filter(|_| insert),
+        rows_target: rows_target.map(|t| t.round() as u64),
+        finish_s,
         commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),

@@ -756,3 +756,15 @@ fn rds_puts_the_binary_log_on_and_optimized_writes_the_doublewrite_off() {
     // A PostgreSQL profile has no InnoDB write path.
     assert!(WritePath::resolve(&deployment(), &profile(1.0, 0.0, 0.0)).is_none());
 }
+
+// 1,000 rows: 5 a second for the first 100 s is 500, the other 500 at
+// 1 a second take 500 s more — in at 600 s. Within the first stretch:
+// 300 rows at 5 a second, 60 s. A last rate of 0 never finishes.
+#[test]
+fn the_rows_are_in_when_the_stretches_rates_add_up_to_them() {
+    use storlab_sim::database::finish_time;
+    assert_eq!(finish_time(1000.0, &[(100.0, 5.0), (f64::INFINITY, 1.0)]), Some(600.0));
+    assert_eq!(finish_time(300.0, &[(100.0, 5.0), (f64::INFINITY, 1.0)]), Some(60.0));
+    assert_eq!(finish_time(1000.0, &[(100.0, 5.0), (200.0, 0.0)]), None);
+    assert_eq!(finish_time(1000.0, &[(f64::INFINITY, 2.0)]), Some(500.0));
+}

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
 pub const FIELDS: &[&str] =
-    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state", "accept_suspect"];
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state", "accept_suspect", "rows_per_user"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -62,6 +62,9 @@ pub struct Database {
     /// Simulate a suspect profile (`Profile::health`) with a warning
     /// rather than refuse it (`accept_suspect`, `--accept-suspect`).
     pub accept_suspect: bool,
+    /// The insert storm's rows per user: each result then says when all
+    /// the users' rows are in (`finish_s`).
+    pub rows_per_user: Option<f64>,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -281,7 +284,20 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         Some(toml::Value::Boolean(b)) => *b,
         Some(v) => return Err(err(file, &at("accept_suspect"), format!("{v} — give true (simulate a suspect profile with a warning) or false (refuse it)"))),
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, seed, period_s })
+    let rows_per_user = match db.get("rows_per_user") {
+        None => None,
+        Some(v) => {
+            let n = number(file, &at("rows_per_user"), v)?;
+            if !profile.transactions.iter().any(|t| t.rows_per_txn.is_some()) {
+                return Err(err(file, &at("rows_per_user"), format!("the profile {} is not an insert storm's (no rows_per_txn) — drop rows_per_user, or use insert-postgresql or insert-mariadb", profile.name)));
+            }
+            if !(n >= 1.0 && n <= 1e12) {
+                return Err(err(file, &at("rows_per_user"), format!("{n} — must be a row count from 1 to 1e12 — e.g. 100000")));
+            }
+            Some(n)
+        }
+    };
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, rows_per_user, seed, period_s })
 }
 
 impl Database {

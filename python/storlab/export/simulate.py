@@ -176,6 +176,11 @@ def db_tables(record: dict[str, Any]) -> Group:
             else:
                 notes.append("monthly cost not known (a price is missing from the catalog, see below): no $ per 1,000 TPM\n", style="yellow")
                 break
+        for r in rows:
+            if r.get("rows_target") is not None:
+                done = (f"all in after {clock(r['finish_s'])}" if r.get("finish_s") is not None
+                        else "never all in: the rate it settled at is 0")
+                notes.append(f"{r['vus']} VUs × their rows: {r['rows_target']:,} rows {done}\n", style="bold")
         out.append(notes)
     notes = Text()
     inputs = record.get("inputs") or {}
