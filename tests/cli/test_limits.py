@@ -366,3 +366,14 @@ def test_azure_p10_did_not_burst_before_credit_bursting(limits_json, scenario):
     new = limits_json(path, "--as-of", "2021-01-01")["configs"][0]
     p = new["pools"][0]
     assert (p["baseline_iops"], p["burst_iops"], p["burst_s"]) == (500, 3500, 1800)
+
+
+def test_a_device_without_a_throughput_figure_limits_nothing_there(limits_json, scenario):
+    # The catalog gives r5dn's instance store IOPS but no MB/s: where
+    # nothing else is modelled its sequential ceiling is "no limit
+    # modelled", never an "infinite" throughput printed as 2^63 − 1 MiB/s.
+    text = '[configs.a]\nhost = "aws/ec2/r5dn.24xlarge"\n[[configs.a.pools]]\ndevice = "aws/ec2/instance-store/r5dn"\n'
+    c = limits_json(scenario(text))["configs"][0]
+    for key, binding in c["binding"].items():
+        assert "9223372036854775807" not in binding, (key, binding)
+        assert c["ceilings"][key] is None or c["ceilings"][key] < 1e15, (key, c["ceilings"][key])

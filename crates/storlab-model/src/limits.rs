@@ -72,6 +72,11 @@ pub fn pool_ceiling(dep: &Deployment, pool: &Pool, pat: IoPattern, full: bool, a
             continue;
         }
         let rate = r.cap.at(full) / c;
+        // A resource without a figure (an instance-store device's
+        // throughput) limits nothing.
+        if !rate.is_finite() {
+            continue;
+        }
         if best.map_or(true, |(b, _)| rate < b - 1e-9) {
             best = Some((rate, i));
         }
