@@ -219,3 +219,35 @@ def test_a_mixed_job_gives_each_direction_its_mean_and_p99(storlab, scenario):
     assert x["read_lat_p99_us"] > 0 and x["write_lat_p99_us"] > 0
     table = storlab("simulate", str(path)).stdout
     assert "reads " in table and "writes " in table
+
+
+TWO_JOBS = """title = "two jobs"
+[workload]
+[[workload.jobs]]
+rw = "randread"
+bs = "4k"
+iodepth = 8
+runtime_s = 2
+[[workload.jobs]]
+{stonewall}rw = "randwrite"
+bs = "4k"
+iodepth = 8
+runtime_s = 2
+[configs.a]
+host = "aws/ec2/m5.xlarge"
+[[configs.a.pools]]
+device = "aws/ebs/gp3"
+size_gib = 100
+"""
+
+
+def test_the_table_says_which_jobs_ran_at_the_same_time(storlab, tmp_path):
+    # Two jobs of one file without stonewall both start at 0 s and run 2 s,
+    # as in fio: the table says they ran together; with stonewall the
+    # second starts at 2 s, after the first, and nothing is said.
+    for stonewall, said in (("", True), ("stonewall = true\n", False)):
+        path = tmp_path / f"two{len(stonewall)}.toml"
+        path.write_text(TWO_JOBS.format(stonewall=stonewall))
+        out = storlab("simulate", str(path)).stdout
+        line = "ran at the same time (no stonewall between them, as in fio): RND4K-Q8T1-read, RND4K-Q8T1-write"
+        assert (line in out) == said, out

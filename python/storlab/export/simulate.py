@@ -265,6 +265,8 @@ def results_table(record: dict[str, Any]) -> Group:
                 row.append(io_phase_cell(ph, k) if k < len(ph) else Text(""))
             t.add_row(Text(phase_label(k, max(len(r["phases"]) for r in phased)), style="cyan"), *row)
     notes = Text()
+    for group in together(record["results"]):
+        notes.append(f"ran at the same time (no stonewall between them, as in fio): {', '.join(group)}\n", style="bold")
     notes.append(
         f"workload {record['workload']}, seed {record['seed']}: {record['simulated_s']:,.0f} s simulated, "
         f"{record['simulated_ios']:,} I/Os; MB = 10^6 bytes\n",
@@ -272,6 +274,24 @@ def results_table(record: dict[str, Any]) -> Group:
     )
     _footer(notes, record, warnings=False)
     return Group(t, notes)
+
+
+def together(results: list[dict[str, Any]]) -> list[list[str]]:
+    """The jobs whose windows overlapped (`start_s` to `start_s +
+    runtime_s`), in groups, from the first config's results: jobs of one
+    file without `stonewall` between them run at the same time, as in fio."""
+    first = [r for r in results if r["config"] == results[0]["config"]] if results else []
+    spans = sorted((r.get("start_s") or 0.0, (r.get("start_s") or 0.0) + (r.get("runtime_s") or 0.0), r["job"])
+                   for r in first if r.get("runtime_s"))
+    groups: list[list[str]] = []
+    end = -1.0
+    for start, stop, job in spans:
+        if groups and start < end - 1e-9:
+            groups[-1].append(job)
+        else:
+            groups.append([job])
+        end = max(end, stop) if len(groups[-1]) > 1 else stop
+    return [g for g in groups if len(g) > 1]
 
 
 def phase_label(k: int, n: int) -> str:
