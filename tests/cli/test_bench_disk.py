@@ -170,3 +170,15 @@ def test_tmpfs_direct_or_buffered_with_a_warning(storlab):
         assert warned == (rec["direct"] is False)
         assert ("buffered" in rec["results"][0]["binding"]) == warned
         assert list(Path(d).iterdir()) == []
+
+
+def test_a_job_file_without_stonewall_says_its_jobs_ran_together(storlab, tmp_path):
+    # fio runs the jobs of one file at once unless stonewall separates them.
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nioengine=psync\ndirect=1\nsize=8m\nruntime=0.2\ntime_based\nbs=4k\n\n[r]\nrw=randread\n\n"
+                   "[w]\nrw=randwrite\n")
+    out = storlab("bench", "disk", "--path", str(tmp_path), "--job", str(job)).stdout
+    assert "ran at the same time (no stonewall between them, as in fio): r, w" in out, out
+    job.write_text(job.read_text().replace("[w]\n", "[w]\nstonewall\n"))
+    out = storlab("bench", "disk", "--path", str(tmp_path), "--job", str(job)).stdout
+    assert "ran at the same time" not in out, out

@@ -17,6 +17,7 @@ from storlab import api
 from storlab.errors import DatabaseGone
 from storlab.export import to_json
 from storlab.export.fio import to_fio_json
+from storlab.export.simulate import together
 
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
 
@@ -41,6 +42,11 @@ def _table(rec) -> Table:
     for r in rec["results"]:
         t.add_row(r["job"], f"{r['bw_bytes_s'] / 1e6:,.1f}", f"{r['mean_bw_bytes_s'] / 1e6:,.1f}", f"{r['iops']:,.0f}",
                   latency(r["lat_mean_us"]), latency(r["lat_p99_us"]), f"{r['cpu_us_per_io']:,.2f}")
+    # Each job's first run: when its window began and how long it ran.
+    groups = together([{"config": "", "job": j["job"], "start_s": j["runs"][0]["start_s"],
+                        "elapsed_s": j["runs"][0]["elapsed_s"]} for j in rec.get("runs") or [] if j.get("runs")])
+    if groups:
+        t.caption = "\n".join(f"ran at the same time (no stonewall between them, as in fio): {', '.join(g)}" for g in groups)
     return t
 
 

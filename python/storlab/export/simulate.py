@@ -278,11 +278,13 @@ def results_table(record: dict[str, Any]) -> Group:
 
 def together(results: list[dict[str, Any]]) -> list[list[str]]:
     """The jobs whose windows overlapped (`start_s` to `start_s +
-    runtime_s`), in groups, from the first config's results: jobs of one
-    file without `stonewall` between them run at the same time, as in fio."""
+    runtime_s`, measured: `elapsed_s`), in groups, from the first config's
+    results: jobs of one file without `stonewall` between them run at the
+    same time, as in fio."""
     first = [r for r in results if r["config"] == results[0]["config"]] if results else []
-    spans = sorted((r.get("start_s") or 0.0, (r.get("start_s") or 0.0) + (r.get("runtime_s") or 0.0), r["job"])
-                   for r in first if r.get("runtime_s"))
+    # A simulated result's runtime_s, a measured one's elapsed_s.
+    spans = sorted((r.get("start_s") or 0.0, (r.get("start_s") or 0.0) + (r.get("runtime_s") or r.get("elapsed_s") or 0.0),
+                    r["job"]) for r in first if r.get("runtime_s") or r.get("elapsed_s"))
     groups: list[list[str]] = []
     end = -1.0
     for start, stop, job in spans:
