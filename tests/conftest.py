@@ -16,16 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
-# The tests that wait on a server, a mount or a browser take tens of
-# seconds each; the rest, milliseconds to seconds. Handed out first, the
-# long ones run beside each other and the short ones fill the workers'
-# last minutes, instead of one long test ending the run alone.
-LONG_MARKS = ("slow", "needs_postgres", "needs_mariadb", "needs_fuse", "needs_browser")
-
-
-def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: 0 if any(item.get_closest_marker(m) for m in LONG_MARKS) else 1)
-
 # A database scenario (`[workload.database]`) for the tests of the database
 # model: TPC-C at a scale and VU counts, 1 s + 10 s windows, on `configs`
 # (by default an r5.large with a data and a log gp3).
