@@ -343,17 +343,7 @@ struct DbSnap {
 /// Cuts `[w0, w1]` at the snapshots (as the I/O engine's phases do: cuts
 /// closer than `min_phase_s` to an edge or to the previous cut join it).
 fn db_phases(w0: f64, w1: f64, snaps: Vec<DbSnap>, end: DbSnap) -> Vec<DbPhase> {
-    let min = crate::engine::min_phase_s(w1 - w0);
-    let mut cuts: Vec<DbSnap> = Vec::new();
-    for sn in snaps {
-        if sn.t < w0 + min || sn.t > w1 - min {
-            continue;
-        }
-        match cuts.last_mut() {
-            Some(last) if sn.t - last.t < min => last.emptied.extend(sn.emptied),
-            _ => cuts.push(sn),
-        }
-    }
+    let cuts = crate::engine::keep_cuts(w0, w1, snaps, |s| s.t, |last, sn| last.emptied.extend(sn.emptied));
     if cuts.is_empty() {
         return Vec::new();
     }

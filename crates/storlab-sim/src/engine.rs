@@ -106,6 +106,25 @@ struct Snap {
     emptied: Vec<PacerId>,
 }
 
+/// The snapshots a window `[w0, w1]` is cut at, for the I/O engine's and
+/// the database model's phases alike: cuts closer than `min_phase_s` to
+/// the window's edges are dropped, and one closer than that to the cut
+/// before joins it (`join`: what emptied adds to the earlier cut's).
+pub(crate) fn keep_cuts<S>(w0: f64, w1: f64, snaps: Vec<S>, t: fn(&S) -> f64, join: fn(&mut S, S)) -> Vec<S> {
+    let min = min_phase_s(w1 - w0);
+    let mut cuts: Vec<S> = Vec::new();
+    for sn in snaps {
+        if t(&sn) < w0 + min || t(&sn) > w1 - min {
+            continue;
+        }
+        match cuts.last_mut() {
+            Some(last) if t(&sn) - t(last) < min => join(last, sn),
+            _ => cuts.push(sn),
+        }
+    }
+    cuts
+}
+
 /// The shortest stretch `phases` reports: 1 % of the window, at least 1 s.
 /// A bucket refilled for a few seconds between two jobs (CrystalDiskMark's
 /// interval) and emptied again at once is not a phase of its own.
@@ -117,17 +136,7 @@ pub fn min_phase_s(window_s: f64) -> f64 {
 /// difference of the snapshots around it. Cuts closer than `min_phase_s`
 /// to the window's edges or to the previous cut join it.
 fn phases_of(w0: f64, w1: f64, snaps: Vec<Snap>, end: Snap) -> Vec<PhaseOut> {
-    let min = min_phase_s(w1 - w0);
-    let mut cuts: Vec<Snap> = Vec::new();
-    for sn in snaps {
-        if sn.t < w0 + min || sn.t > w1 - min {
-            continue;
-        }
-        match cuts.last_mut() {
-            Some(last) if sn.t - last.t < min => last.emptied.extend(sn.emptied),
-            _ => cuts.push(sn),
-        }
-    }
+    let cuts = keep_cuts(w0, w1, snaps, |s| s.t, |last, sn| last.emptied.extend(sn.emptied));
     if cuts.is_empty() {
         return Vec::new();
     }

@@ -290,8 +290,9 @@ fn throughput_is_flat_past_storage_saturation() {
 // credits at 3,000 − 600 = 2,400/s, so the bucket empties at 5.4 M / 2,400 =
 // 2,250 s; then 600 IOPS carry 10/s = 600 a minute. BurstBalance at the
 // end of minute 19 (1,140 s): 100 × (1 − 1,140 × 2,400 / 5.4 M) = 49.33 %.
-#[test]
-fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
+/// 32 users, 100 page reads each, on a 200 GiB gp2 (3,000 IOPS burst, 600
+/// baseline) for 2,700 s: the run both tests below read.
+fn gp2_burst_run() -> storlab_sim::db::DbResult {
     let cat = common::catalog();
     let dep = config(
         "[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"data\"\ndevice = \"aws/ebs/gp2\"\nsize_gib = 200\n[[configs.a.pools]]\nrole = \"log\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n",
@@ -302,6 +303,12 @@ fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
     params.rampup_s = 0.0;
     params.duration_s = 2700.0;
     let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+    r
+}
+
+#[test]
+fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
+    let r = gp2_burst_run();
     let series = |resource: &str, metric: &str| r.series.iter().find(|s| s.resource == resource && s.metric == metric).unwrap().values.clone();
     let balance = series("pool data", "BurstBalance");
     let txns = series("db", "Transactions");
@@ -322,16 +329,7 @@ fn gp2_nopm_drops_when_burst_balance_reaches_zero() {
 // 2,250 s — 3,000 transactions and reads a minute before, 600 after.
 #[test]
 fn gp2_run_splits_where_the_bucket_empties() {
-    let cat = common::catalog();
-    let dep = config(
-        "[configs.a]\nhost = \"aws/ec2/r5b.24xlarge\"\n[[configs.a.pools]]\nrole = \"data\"\ndevice = \"aws/ebs/gp2\"\nsize_gib = 200\n[[configs.a.pools]]\nrole = \"log\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n",
-    );
-    let p = profile_with(50.0, 100.0, 0.0, 0.0, 0.0, 0.0);
-    let mut params = params(32);
-    params.db_memory_bytes = Some(1e9);
-    params.rampup_s = 0.0;
-    params.duration_s = 2700.0;
-    let r = simulate_db(&cat, &dep, &p, &params).unwrap();
+    let r = gp2_burst_run();
     assert_eq!(r.phases.len(), 2, "{:?}", r.phases.iter().map(|p| (p.from_s, p.to_s)).collect::<Vec<_>>());
     let (a, b) = (&r.phases[0], &r.phases[1]);
     assert_eq!((a.from_s, b.to_s), (0.0, 2700.0));
