@@ -156,11 +156,12 @@ pub struct MyBackend {
     stmts: Vec<MyStmt>,
     /// A transaction is open on the server.
     open: bool,
+    autocommitted: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl MyBackend {
     pub async fn connect(t: &Target) -> Result<MyBackend> {
-        Ok(MyBackend { c: t.connect().await?, stmts: vec![], open: false })
+        Ok(MyBackend { c: t.connect().await?, stmts: vec![], open: false, autocommitted: t.autocommitted.clone() })
     }
 
     fn params(&self, st: Stmt, vals: &[Value]) -> Params {
@@ -177,14 +178,16 @@ impl MyBackend {
     }
 
     async fn run(&mut self, tx: &Txn) -> std::result::Result<Option<String>, mysql_async::Error> {
-        // A routine (a CALL that opens and commits its own transaction)
-        // runs alone in autocommit: one round trip. Plain statements always
-        // run between BEGIN and COMMIT, even one alone: MySQL counts only
-        // those COMMITs in Com_commit, the engine's TPM (as HammerDB reads it).
-        let single = tx.begin != Begin::Continue
-            && tx.commit
-            && tx.steps.len() == 1
-            && self.stmts[tx.steps[0].0 .0].rollback.is_some();
+        // A transaction of one statement runs alone in autocommit: one
+        // round trip, as sysbench and the mysql client run it (a routine
+        // opens and commits its own transaction inside). MySQL counts a
+        // plain statement in autocommit in no Com_commit, the engine's TPM
+        // as HammerDB reads it, so the run is told (`autocommitted`) and
+        // reports the client's count.
+        let single = tx.begin != Begin::Continue && tx.commit && tx.steps.len() == 1 && !self.open;
+        if single && self.stmts[tx.steps[0].0 .0].rollback.is_none() {
+            self.autocommitted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         if !single && tx.begin != Begin::Continue && !self.open {
             self.open = true;
             self.c.query_drop("BEGIN").await?;

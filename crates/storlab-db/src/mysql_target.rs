@@ -15,6 +15,10 @@ pub struct Target {
     pub(crate) password: Option<String>,
     /// `mysql user@host:port/db`, for messages and records; no password.
     pub display: String,
+    /// Transactions the connections to this target ran in autocommit (one
+    /// statement, no BEGIN/COMMIT): MySQL counts them in no `Com_commit`,
+    /// so a run with any reports the client's TPM.
+    pub autocommitted: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// Debug shows the display form only: the target holds the password.
@@ -108,6 +112,6 @@ impl Target {
             my_cnf_password(&std::fs::read_to_string(std::path::Path::new(&home).join(".my.cnf")).ok()?)
         });
         let display = format!("mysql {user}@{host}:{port}/{db}");
-        Ok(Target { host, port, user, db, password, display })
+        Ok(Target { host, port, user, db, password, display, autocommitted: Default::default() })
     }
 }
