@@ -516,3 +516,24 @@ def test_repeats_are_refused_where_they_mean_nothing(storlab):
     assert r.returncode == 1 and "--repeats: applies to database workloads" in r.stderr, r.stderr
     r = storlab("simulate", str(EXAMPLES / "db-tpcc-gp2-burst.toml"), "--repeats", "1000")
     assert r.returncode == 1 and "nearest valid value 100" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("setting,needles", [
+    ("innodb_flush_neighbors = 1", ["settings.innodb_flush_neighbors", "the database model reads innodb_doublewrite", "nearest valid value 'innodb_"]),
+    ('innodb_io_capacity_max = "fast"', ["settings.innodb_io_capacity_max", "'fast'", "nearest valid value '2000'"]),
+    ('innodb_log_file_size = "96 parsecs"', ["settings.innodb_log_file_size", "nearest valid value '96M'"]),
+    ('innodb_doublewrite = "maybe"', ["settings.innodb_doublewrite", "nearest valid value 'ON'"]),
+])
+def test_a_setting_the_model_cannot_read_is_refused_with_the_nearest(storlab, scenario, setting, needles):
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.large"\nsettings = {{ {setting} }}')
+    fails(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]", configs=cfg)), "s.toml", *needles)
+
+
+def test_the_page_cleaners_settings_are_said_with_where_they_came_from(storlab, scenario):
+    # tpcc-mariadb was recorded with MariaDB's defaults (2000 pages a second,
+    # a 96 MiB redo log: 10 % of it is 9.6 MiB); the config's own value wins.
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', '"aws/ec2/r5.large"\nsettings = { innodb_io_capacity_max = 400 }')
+    rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]", configs=cfg)))
+    (said,) = [a for a in rec["inputs"]["assumptions"] if "page cleaner" in a]
+    assert "up to 400 pages a second (innodb_io_capacity_max, the config's settings)" in said, said
+    assert "under 10 MiB (10 % of the 96 MiB redo log" in said, said

@@ -106,6 +106,11 @@ fn check_settings(file: &str, dep: &storlab_model::Deployment) -> Result<(), Sim
                 message: format!("the database model reads {} — nearest valid value '{near}'", crate::writepath::SETTINGS.join(", ")),
             });
         }
+        if s.from == "config" {
+            if let Err(message) = crate::writepath::check_value(name, &s.value) {
+                return Err(SimError::Override { file: file.to_string(), what: format!("configs.{}.settings.{name}", dep.name), message });
+            }
+        }
     }
     Ok(())
 }

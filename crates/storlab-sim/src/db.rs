@@ -33,7 +33,8 @@
 //!    checkpoint interval's transactions (`pages_dirtied` each, a page of
 //!    its own, where a profile has no curve); where the cache is short of
 //!    the data, each data read also evicts a page, dirty with the chance a
-//!    cached page is. The kernel's flusher, waking every `FLUSHER_PERIOD_S`
+//!    cached page is. The kernel's flusher (InnoDB: its page cleaner,
+//!    `writepath`), waking every `FLUSHER_PERIOD_S`
 //!    (Linux's `dirty_writeback_centisecs`, 5 s), queues the last 5 s's
 //!    share of them in one go on the `data` pool from `writeback_delay_s`
 //!    on (0 by default, a sweep's steady state; 30 s for a freshly started
@@ -45,7 +46,7 @@
 //! pool logs on its data pool.
 
 use crate::engine::{DeploymentState, Latencies, Sink};
-use crate::writepath::{WritePath, DOUBLEWRITE_BLOCK_BYTES};
+use crate::writepath::{WritePath, DOUBLEWRITE_BLOCK_BYTES, PAGE_CLEANER_PERIOD_S};
 use crate::rng::Rng;
 use crate::series;
 use serde::Serialize;
@@ -163,6 +164,15 @@ impl WritebackModel {
                 (self.units * c.pages_at(x), self.units * c.runs_at(x))
             }
             None => (self.pages_per_txn * n, self.pages_per_txn * n),
+        }
+    }
+
+    /// Pages dirtied for each byte of WAL (redo), the mix's means.
+    pub(crate) fn pages_per_redo_byte(&self) -> f64 {
+        if self.wal_per_txn > 0.0 {
+            self.pages_per_txn / self.wal_per_txn
+        } else {
+            f64::INFINITY
         }
     }
 
@@ -613,7 +623,12 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut events = 0u64;
     let mut stopped_at: Option<f64> = None;
 
-    push(&mut heap, FLUSHER_PERIOD_S, WRITEBACK);
+    // The kernel's flusher, or InnoDB's page cleaner where the profile is
+    // InnoDB's (it writes with O_DIRECT).
+    let wp = WritePath::resolve(dep, profile);
+    let flusher_period = if wp.is_some() { PAGE_CLEANER_PERIOD_S } else { FLUSHER_PERIOD_S };
+    let pages_per_redo_byte = wb.pages_per_redo_byte();
+    push(&mut heap, flusher_period, WRITEBACK);
     for v in 0..n {
         push(&mut heap, 0.0, v as u32);
         vus[v].reads_left = u32::MAX; // not started
@@ -656,7 +671,6 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         done
     };
     // InnoDB's doublewrite copies and binary log (none for PostgreSQL).
-    let wp = WritePath::resolve(dep, profile);
     let doublewrite = wp.as_ref().is_some_and(|w| w.doublewrite);
     let binlog_every = wp.as_ref().map_or(0, |w| w.binlog_sync_every);
     let binlog_per_txn = wp.as_ref().and_then(|w| w.binlog_bytes_per_txn);
@@ -740,7 +754,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         } else if who == WRITEBACK {
             // The flusher: the pages of age are taken below.
             flusher_awake = true;
-            push(&mut heap, t + FLUSHER_PERIOD_S, WRITEBACK);
+            push(&mut heap, t + flusher_period, WRITEBACK);
         } else if who == BINLOG {
             // The redo log is durable (prepare): the binary log's write,
             // then the commits.
@@ -923,9 +937,19 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 owed_ops += s.ops;
                 owed_pages += s.pages;
                 owed_evictions += s.evictions;
-                if doublewrite {
-                    dblwr_owed += s.pages + s.evictions;
-                }
+            }
+            // The writes due now: all that are owed, or the page cleaner's
+            // share of them (`WritePath::pages_to_flush`).
+            let due_ops = match &wp {
+                Some(w) if owed_pages > 0.0 => owed_ops * w.pages_to_flush(owed_pages, pages_per_redo_byte, dt, delay == 0.0) / owed_pages,
+                _ => owed_ops,
+            };
+            // One size for the slice's writes: its pages over its I/Os.
+            let ops_now = due_ops.floor();
+            let size = if owed_ops > 0.0 { (owed_pages / owed_ops).max(1.0) * page } else { page };
+            let class = (size as u64).next_power_of_two().clamp(page as u64, wb.max_io_bytes as u64);
+            if doublewrite {
+                dblwr_owed += ops_now * size / page + owed_evictions.floor();
             }
             // The doublewrite buffer first: the pages' copies in blocks,
             // each one sequential durable write.
@@ -939,12 +963,9 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
                 count_io(&mut pool_ios, data, false, pages * page, done);
             }
             (slice_txns, slice_reads, last_wake) = (0.0, 0.0, t);
-            if owed_ops >= 1.0 {
-                // One size for the slice's writes: its pages over its I/Os.
-                let size = (owed_pages / owed_ops).max(1.0) * page;
-                let class = (size as u64).next_power_of_two().clamp(page as u64, wb.max_io_bytes as u64);
+            if ops_now >= 1.0 {
                 let path = ckpt_paths.entry(class).or_insert_with(|| Path::new(&mut st, dep, data, class as f64, false, &mut labels));
-                while owed_ops >= 1.0 {
+                for _ in 0..ops_now as u64 {
                     owed_ops -= 1.0;
                     owed_pages = (owed_pages - size / page).max(0.0);
                     let done = path.io(&mut st, &lats[data], IoClass::Write, t, &mut rng);

@@ -21,12 +21,33 @@
 //!   (two-phase commit; MySQL reference manual, "sync_binlog"). With
 //!   `sync_binlog = 0` the binary log is left to the kernel's write-back.
 //!   The binary log lives beside the redo log, on the log pool.
+//! - The page cleaner (`buf_flush_page_cleaner`) writes the dirty pages
+//!   back, not the kernel: InnoDB opens its files with O_DIRECT. It wakes
+//!   once a second; while the redo written since the oldest unwritten
+//!   change is under the adaptive-flushing low-water mark
+//!   (`innodb_adaptive_flushing_lwm`, 10 % of the redo log's capacity) it
+//!   writes none, above it at most `innodb_io_capacity_max` pages a second,
+//!   and once that redo passes `max_modified_age_sync` (InnoDB's
+//!   `log_calc_max_ages`: the capacity less a tenth twice over, less a
+//!   sixteenth) it writes what is beyond at once ("furious flushing":
+//!   batches of io_capacity_max with no sleep, MDEV-25113). The model keeps
+//!   the pages owed and their redo in step by the profile's mix (pages
+//!   dirtied over redo bytes a transaction).
 
 use storlab_model::deployment::Deployment;
 use storlab_workload::profile::Profile;
 
 /// The settings the model reads (a config's `settings`).
-pub const SETTINGS: &[&str] = &["innodb_doublewrite", "log_bin", "sync_binlog"];
+pub const SETTINGS: &[&str] = &["innodb_doublewrite", "log_bin", "sync_binlog", "innodb_io_capacity_max", "innodb_log_file_size"];
+
+/// The page cleaner's loop, s: it sleeps a second between batches.
+pub const PAGE_CLEANER_PERIOD_S: f64 = 1.0;
+/// `innodb_adaptive_flushing_lwm`'s default, a share of the redo capacity.
+pub const ADAPTIVE_FLUSHING_LWM: f64 = 0.10;
+/// `max_modified_age_sync` over the redo capacity: margin = capacity less
+/// a tenth, less a tenth again (log_calc_max_ages), less a sixteenth
+/// (`LOG_POOL_PREFLUSH_RATIO_SYNC`).
+pub const SYNC_FLUSH_AGE: f64 = 0.9 * 0.9 * (1.0 - 1.0 / 16.0);
 
 /// The doublewrite buffer's block, bytes: one extent, 1 MiB of pages.
 pub const DOUBLEWRITE_BLOCK_BYTES: f64 = 1_048_576.0;
@@ -40,8 +61,32 @@ pub struct WritePath {
     /// The binary log's bytes per transaction: the profile's measurement,
     /// or its redo bytes where it recorded none (`binlog_measured`).
     pub binlog_bytes_per_txn: Option<f64>,
+    /// `innodb_io_capacity_max`: the page cleaner's pages a second.
+    pub io_capacity_max: f64,
+    /// The redo log's capacity, bytes (`innodb_log_file_size`).
+    pub redo_capacity_bytes: f64,
     /// In words, with where each setting came from, for the record.
     pub words: String,
+}
+
+/// Whether a config's value for a setting the model reads is one the
+/// server takes; the message names the nearest valid value.
+pub fn check_value(name: &str, value: &str) -> Result<(), String> {
+    let v = value.trim();
+    let onoff = || matches!(v.to_ascii_uppercase().as_str(), "ON" | "OFF" | "1" | "0" | "TRUE" | "FALSE" | "YES" | "NO");
+    match name {
+        "innodb_doublewrite" | "log_bin" if !onoff() => Err(format!("'{v}' is not ON or OFF — nearest valid value 'ON'")),
+        "sync_binlog" if v.parse::<u32>().is_err() => Err(format!("'{v}' is not a whole number of commit groups (0 for never) — nearest valid value '1'")),
+        "innodb_io_capacity_max" => match v.parse::<f64>() {
+            Ok(n) if n >= 100.0 && n.fract() == 0.0 => Ok(()),
+            _ => Err(format!("'{v}' is not a whole number of pages a second of at least 100 (the server's lowest) — nearest valid value '2000'")),
+        },
+        "innodb_log_file_size" => match storlab_workload::units::parse_size(v) {
+            Some(b) if b >= 1048576 => Ok(()),
+            _ => Err(format!("'{v}' is not a size of at least 1 MiB (bytes, or with a unit: 96M, 1G) — nearest valid value '96M'")),
+        },
+        _ => Ok(()),
+    }
 }
 
 fn on(v: &str) -> bool {
@@ -71,6 +116,12 @@ impl WritePath {
         let (dw, dw_from) = get("innodb_doublewrite", "ON");
         let (lb, lb_from) = get("log_bin", "OFF");
         let (sb, sb_from) = get("sync_binlog", "0");
+        // MariaDB's and MySQL 8.0's defaults: 2000 pages a second; a redo
+        // log of 96 MiB (MariaDB 10.5+; MySQL 8.0's two files of 48 MiB).
+        let (cap, cap_from) = get("innodb_io_capacity_max", "2000");
+        let (redo, redo_from) = get("innodb_log_file_size", "100663296");
+        let io_capacity_max = cap.trim().parse::<f64>().ok().filter(|v| *v >= 100.0).unwrap_or(2000.0);
+        let redo_capacity_bytes = storlab_workload::units::parse_size(redo.trim()).map(|b| b as f64).filter(|b| *b > 0.0).unwrap_or(100663296.0);
         let doublewrite = on(&dw);
         let sync_every: u32 = if on(&lb) { sb.trim().parse().unwrap_or(0) } else { 0 };
         let measured = profile
@@ -96,11 +147,39 @@ impl WritePath {
                 format!("binary log on ({lb_from}), synced at {every} (sync_binlog = {n}, {sb_from}) after the redo log: a second durable write on the log pool before the commits return, {bytes}")
             }
         };
+        let pc_words = format!(
+            "page cleaner: once a second, none while the redo since the oldest unwritten change is under {:.0} MiB (10 % of the {:.0} MiB redo log, innodb_log_file_size, {redo_from}), then up to {io_capacity_max:.0} pages a second (innodb_io_capacity_max, {cap_from}), all beyond {:.0} MiB at once",
+            ADAPTIVE_FLUSHING_LWM * redo_capacity_bytes / 1048576.0,
+            redo_capacity_bytes / 1048576.0,
+            SYNC_FLUSH_AGE * redo_capacity_bytes / 1048576.0
+        );
         Some(WritePath {
             doublewrite,
             binlog_sync_every: sync_every,
             binlog_bytes_per_txn: measured,
-            words: format!("InnoDB write path: {dw_words}; {bl_words}"),
+            io_capacity_max,
+            redo_capacity_bytes,
+            words: format!("InnoDB write path: {dw_words}; {bl_words}; {pc_words}"),
         })
+    }
+
+    /// The pages the page cleaner writes at a wake `dt` s after the one
+    /// before, with `owed` pages dirty and unwritten and `pages_per_redo_byte`
+    /// pages dirtied for each byte of redo. `warm`: the server is in a
+    /// sweep's steady state, the pages held under the low-water mark are
+    /// those of the runs before, so what comes in goes out (paced); a
+    /// fresh server holds its first pages until the low-water mark.
+    pub fn pages_to_flush(&self, owed: f64, pages_per_redo_byte: f64, dt: f64, warm: bool) -> f64 {
+        let paced = (self.io_capacity_max * dt).min(owed);
+        if !pages_per_redo_byte.is_finite() {
+            return paced;
+        }
+        let lwm = ADAPTIVE_FLUSHING_LWM * self.redo_capacity_bytes * pages_per_redo_byte;
+        let held = if warm { lwm } else { 0.0 };
+        if owed + held <= lwm {
+            return 0.0;
+        }
+        let sync = SYNC_FLUSH_AGE * self.redo_capacity_bytes * pages_per_redo_byte;
+        paced.max(owed + held - sync).min(owed)
     }
 }

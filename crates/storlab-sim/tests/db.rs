@@ -722,6 +722,31 @@ fn the_doublewrite_buffer_writes_each_page_twice_in_blocks_of_a_mebibyte() {
     assert!((n_on / n_off - (1.0 + 1.0 / 64.0)).abs() < 0.01, "{n_on} {n_off}");
 }
 
+// The page cleaner at innodb_io_capacity_max = 100: the transactions of
+// the test above dirty 2 pages each, about 333 a second, and it writes 100
+// a second (100 × 16 KiB = 1,638,400 bytes a second), the rest held while
+// their redo (1,000 bytes a transaction: 0.76 × 96 MiB = 76 MiB is
+// 152,000 pages) is far from the sync limit. With a redo log of 1 MiB the
+// limit is 0.76 MiB of redo, 1,592 pages, passed within 7 s: from then on
+// every page beyond it goes at once, so the pages written over the minute
+// are those dirtied less the 1,592 held: 333 − 1,592 / 60 ≈ 307 a second.
+#[test]
+fn the_page_cleaner_writes_io_capacity_max_pages_a_second_until_the_redo_log_is_full() {
+    let dep = deployment();
+    let lats = [constant(1.0), constant(1.0)];
+    let mut p = params(1);
+    p.duration_s = 60.0;
+    let capped = run_db(&dep, &innodb(5000.0, 2.0, r#"innodb_doublewrite = "OFF", innodb_io_capacity_max = "100""#), &p, &lats);
+    let pages_s = |r: &storlab_sim::db::DbResult| r.pools[0].write_bytes_s / 16384.0;
+    assert!((pages_s(&capped) / 100.0 - 1.0).abs() < 0.03, "{}", pages_s(&capped));
+    let small_redo = run_db(&dep, &innodb(5000.0, 2.0, r#"innodb_doublewrite = "OFF", innodb_io_capacity_max = "100", innodb_log_file_size = "1M""#), &p, &lats);
+    let dirtied = 2.0 * small_redo.tpm / 60.0;
+    let expect = dirtied - (0.9 * 0.9 * 15.0 / 16.0 * 1048576.0 * 2.0 / 1000.0) / 60.0;
+    assert!((pages_s(&small_redo) / expect - 1.0).abs() < 0.05, "{} {expect}", pages_s(&small_redo));
+    // The CPU-bound transactions do not wait for either.
+    assert!((capped.tpm / small_redo.tpm - 1.0).abs() < 0.01);
+}
+
 // RDS for MySQL turns the binary log on with backups and syncs it at every
 // group (MySQL 8.0's default); Optimized Writes turns the doublewrite
 // buffer off on db.r6i from its announcement (re:Invent 2022), not on
