@@ -184,26 +184,9 @@ pub(crate) fn source(origin: &str, file: &str) -> Object {
     o
 }
 
-/// A byte size with a binary or decimal unit: `1 GiB`, `1024 MiB`, `4KiB`, `16m`.
-pub(crate) fn parse_size(s: &str) -> Option<u64> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let v: f64 = num.parse().ok()?;
-    let mul: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kib" => 1024.0,
-        "m" | "mib" => 1048576.0,
-        "g" | "gib" => 1073741824.0,
-        "t" | "tib" => 1099511627776.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "tb" => 1e12,
-        _ => return None,
-    };
-    Some((v * mul).round() as u64)
-}
+/// Sizes in other tools' outputs (`1 GiB`, `1024 MiB`, `4KiB`, `16m`): the
+/// one grammar storlab reads sizes with.
+pub(crate) use storlab_workload::units::parse_size;
 
 #[cfg(test)]
 mod tests {
