@@ -537,3 +537,19 @@ def test_the_page_cleaners_settings_are_said_with_where_they_came_from(storlab, 
     (said,) = [a for a in rec["inputs"]["assumptions"] if "page cleaner" in a]
     assert "up to 400 pages a second (innodb_io_capacity_max, the config's settings)" in said, said
     assert "under 10 MiB (10 % of the 96 MiB redo log" in said, said
+
+
+def test_rds_for_mariadb_and_mysql_is_priced_by_its_engine(storlab, scenario):
+    # RDS db.r5.large for MariaDB or MySQL, us-east-1: $0.24 an hour (the
+    # AWS Price List as ec2instances.info's rds/instances.json gives it),
+    # × 730 h = $175.20, plus 100 GiB of RDS gp3 at $0.115 a GiB-month
+    # ($11.50): $186.70 a month. A class the catalog has no price for says so.
+    cfg = "".join(f'\n[configs.{e}]\nhost = "aws/rds/db.r5.large"\nregion = "aws/us-east-1"\nengine = "{e}"\n'
+                  f'[[configs.{e}.pools]]\nrole = "all"\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n' for e in ("mariadb", "mysql"))
+    cfg += '\n[configs.m6i]\nhost = "aws/rds/db.m6i.large"\nregion = "aws/us-east-1"\nengine = "mysql"\n' \
+           '[[configs.m6i.pools]]\nrole = "all"\ndevice = "aws/ebs/gp3"\nsize_gib = 100\n'
+    rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]", configs=cfg)))
+    cost = {r["config"]: r.get("monthly_cost_usd") for r in rec["results"]}
+    assert cost["mariadb"] == pytest.approx(186.70, abs=0.01) and cost["mysql"] == pytest.approx(186.70, abs=0.01), cost
+    assert cost.get("m6i") is None
+    assert any("aws/rds/db.m6i.large (engine mysql)" in w and "no price" in w for w in rec["warnings"]), rec["warnings"]
