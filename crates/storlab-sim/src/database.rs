@@ -228,6 +228,10 @@ pub fn simulate_database(
     // Each config's latencies, cost and cache, and what the record says of them.
     let mut preps: Vec<(Vec<crate::engine::Latencies>, Option<f64>)> = Vec::with_capacity(deps.len());
     let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
+    // InnoDB caches in its buffer pool alone (O_DIRECT): a config's
+    // innodb_buffer_pool_size is its cache, before the workload's
+    // db_memory_gib and the host's share.
+    let pools: Vec<Option<(f64, String)>> = deps.iter().map(|d| crate::writepath::buffer_pool_bytes(d, &db.profile)).collect();
     for dep in &deps {
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {
@@ -242,7 +246,8 @@ pub fn simulate_database(
         }
         let speed = crate::db::cpu_speed_ratio(dep, &db.profile);
         let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
-        let cache_bytes = db_memory.unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
+        let pool = &pools[preps.len()];
+        let cache_bytes = pool.as_ref().map(|p| p.0).or(db_memory).unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
         let data_bytes = db.profile.data_bytes(db.scale);
         let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
         let gib = |b: f64| b / (1u64 << 30) as f64;
@@ -250,7 +255,7 @@ pub fn simulate_database(
             "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {}",
             dep.name,
             gib(cache_bytes),
-            if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
+            if let Some((_, from)) = pool { format!("innodb_buffer_pool_size, {from}") } else if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
             gib(data_bytes),
             db.scale,
             db.profile.scale_unit,
@@ -289,7 +294,7 @@ pub fn simulate_database(
         rampup_s: db.rampup_s,
         duration_s: db.duration_s,
         seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
-        db_memory_bytes: db_memory,
+        db_memory_bytes: pools[ci].as_ref().map(|p| p.0).or(db_memory),
         period_s: period,
         think_time_s: db.think_time_ms / 1e3,
         usl: db.usl,

@@ -38,7 +38,23 @@ use storlab_model::deployment::Deployment;
 use storlab_workload::profile::Profile;
 
 /// The settings the model reads (a config's `settings`).
-pub const SETTINGS: &[&str] = &["innodb_doublewrite", "log_bin", "sync_binlog", "innodb_io_capacity_max", "innodb_log_file_size"];
+pub const SETTINGS: &[&str] = &["innodb_doublewrite", "log_bin", "sync_binlog", "innodb_io_capacity_max", "innodb_log_file_size", "innodb_buffer_pool_size"];
+
+/// The buffer pool a config gives InnoDB, bytes, with where it came from:
+/// the config's settings or the managed service's rules, never the
+/// profile's recording (sized for the recording's data, not the host).
+/// None where the profile is not InnoDB's or nothing sets it (the cache is
+/// then the workload's `db_memory_gib` or the host's share).
+pub fn buffer_pool_bytes(dep: &Deployment, profile: &Profile) -> Option<(f64, String)> {
+    let engine = profile.engine()?;
+    if engine != "mariadb" && engine != "mysql" {
+        return None;
+    }
+    let s = dep.settings.get("innodb_buffer_pool_size")?;
+    let bytes = storlab_workload::units::parse_size(s.value.trim())? as f64;
+    let from = if s.from == "config" { "the config's settings".to_string() } else { s.from.clone() };
+    Some((bytes, from))
+}
 
 /// The page cleaner's loop, s: it sleeps a second between batches.
 pub const PAGE_CLEANER_PERIOD_S: f64 = 1.0;
@@ -80,6 +96,10 @@ pub fn check_value(name: &str, value: &str) -> Result<(), String> {
         "innodb_io_capacity_max" => match v.parse::<f64>() {
             Ok(n) if n >= 100.0 && n.fract() == 0.0 => Ok(()),
             _ => Err(format!("'{v}' is not a whole number of pages a second of at least 100 (the server's lowest) — nearest valid value '2000'")),
+        },
+        "innodb_buffer_pool_size" => match storlab_workload::units::parse_size(v) {
+            Some(b) if b >= 5 * 1048576 => Ok(()),
+            _ => Err(format!("'{v}' is not a size of at least 5 MiB (the server's lowest; bytes, or with a unit: 128M, 12G) — nearest valid value '128M'")),
         },
         "innodb_log_file_size" => match storlab_workload::units::parse_size(v) {
             Some(b) if b >= 1048576 => Ok(()),
