@@ -159,6 +159,9 @@ class ManagedServer:
     server_pid: int | None
     _touched: bool
     _created_base: bool
+    dir: Path
+    _created_top: Path | None
+    _tmp_socket: Path | None
 
     def __enter__(self) -> Self:
         self.start()
@@ -216,6 +219,44 @@ class ManagedServer:
 
     def _cleanup(self, *, remove: bool) -> None:
         raise NotImplementedError
+
+    def _make_dir(self) -> None:
+        """Creates DIR where missing, remembering the highest folder it made
+        (`_remove_made` removes that far, and only if empty)."""
+        if self.dir.exists() and not self.dir.is_dir():
+            raise DatabaseError(f"{self.dir} is a file, not a folder — give --dir a folder "
+                                "(storlab creates it if missing)")
+        if not self.dir.exists():
+            top = self.dir
+            while not top.parent.exists():
+                top = top.parent
+            self.dir.mkdir(parents=True)
+            self._created_top = top
+
+    def _remove_made(self, paths: list[Path | None], *, remove: bool) -> None:
+        """Removes `paths` (folders storlab made), forgets the temporary
+        socket folder and, with `remove`, the folders `_make_dir` made if they
+        are empty: never what others put there."""
+        errors: list[str] = []
+        for path in paths:
+            if path is not None:
+                try:
+                    shutil.rmtree(path)
+                except OSError as e:
+                    errors.append(f"{e.filename or path} ({e.strerror})")
+        self._tmp_socket = None
+        self._created_base = False
+        if remove and self._created_top is not None:
+            for d in [self.dir, *self.dir.parents]:
+                try:
+                    d.rmdir()
+                except OSError:
+                    break
+                if d == self._created_top:
+                    break
+            self._created_top = None
+        if errors:
+            raise DatabaseError(f"cannot remove {errors[0]} — remove it yourself")
 
 
 class ManagedPostgres(ManagedServer):
@@ -404,16 +445,11 @@ class ManagedPostgres(ManagedServer):
     def _prepare_dirs(self) -> bool:
         """Creates DIR (remembering what it made), DIR/storlab-pg and the
         socket folder; True if DIR holds a kept cluster to reuse."""
-        if self.dir.exists() and not self.dir.is_dir():
-            raise DatabaseError(f"{self.dir} is a file, not a folder — give --dir a folder "
-                                "(storlab creates it if missing)")
         try:
-            if not self.dir.exists():
-                top = self.dir
-                while not top.parent.exists():
-                    top = top.parent
-                self.dir.mkdir(parents=True)
-                self._created_top = top
+            made = not self.dir.exists()
+            self._make_dir()
+            if made and self._created_top is not None:
+                top = self._created_top
                 if self._root:  # the server user must be able to enter it
                     for d in [self.dir, *self.dir.parents]:
                         d.chmod(0o755)
@@ -546,26 +582,7 @@ class ManagedPostgres(ManagedServer):
             return False
 
     def _cleanup(self, *, remove: bool) -> None:
-        errors: list[str] = []
         wal = self.wal_dir if remove and self._created_wal and self.wal_dir is not None and self.wal_dir.exists() else None
-        for path in [self._tmp_socket, self.base if remove and self.base.exists() else None, wal]:
-            if path is not None:
-                try:
-                    shutil.rmtree(path)
-                except OSError as e:
-                    errors.append(f"{e.filename or path} ({e.strerror})")
-        self._tmp_socket = None
-        self._created_base = False
         if remove:
             self._created_wal = False
-        if remove and self._created_top is not None:
-            for d in [self.dir, *self.dir.parents]:  # only if empty: never delete what others put there
-                try:
-                    d.rmdir()
-                except OSError:
-                    break
-                if d == self._created_top:
-                    break
-            self._created_top = None
-        if errors:
-            raise DatabaseError(f"cannot remove {errors[0]} — remove it yourself")
+        self._remove_made([self._tmp_socket, self.base if remove and self.base.exists() else None, wal], remove=remove)

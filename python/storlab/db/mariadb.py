@@ -288,15 +288,8 @@ class ManagedMariadb(ManagedServer):
                                 "another program took it; run again") from None
 
     def _prepare_dirs(self) -> bool:
-        if self.dir.exists() and not self.dir.is_dir():
-            raise DatabaseError(f"{self.dir} is a file, not a folder — give --dir a folder (storlab creates it if missing)")
         try:
-            if not self.dir.exists():
-                top = self.dir
-                while not top.parent.exists():
-                    top = top.parent
-                self.dir.mkdir(parents=True)
-                self._created_top = top
+            self._make_dir()
             reuse = self.base.exists()
             if reuse:
                 self._check_reusable()
@@ -368,23 +361,4 @@ class ManagedMariadb(ManagedServer):
                                 f"{self.base} is left in place")
 
     def _cleanup(self, *, remove: bool) -> None:
-        errors: list[str] = []
-        for path in [self._tmp_socket, self.base if remove and self.base.exists() else None]:
-            if path is not None:
-                try:
-                    shutil.rmtree(path)
-                except OSError as e:
-                    errors.append(f"{e.filename or path} ({e.strerror})")
-        self._tmp_socket = None
-        self._created_base = False
-        if remove and self._created_top is not None:
-            for d in [self.dir, *self.dir.parents]:
-                try:
-                    d.rmdir()
-                except OSError:
-                    break
-                if d == self._created_top:
-                    break
-            self._created_top = None
-        if errors:
-            raise DatabaseError(f"cannot remove {errors[0]} — remove it yourself")
+        self._remove_made([self._tmp_socket, self.base if remove and self.base.exists() else None], remove=remove)
