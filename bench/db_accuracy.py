@@ -108,9 +108,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # profile, the arguments it was recorded with (its provenance's command)
 # and the name its results go under.
 ENGINES = {
-    "postgresql": {"db": "managed-postgres", "profile": "tpcc-postgresql", "results": "db_accuracy",
+    "postgresql": {"db": "managed-postgres", "profile": "tpcc-postgresql", "results": "db_accuracy", "insert": "insert-postgresql",
                    "record": ["--warehouses", "2", "--vus", "1,2,4,8,16", "--rampup", "3", "--duration", "20"]},
-    "mariadb": {"db": "managed-mariadb", "profile": "tpcc-mariadb", "results": "db_accuracy_mariadb",
+    "mariadb": {"db": "managed-mariadb", "profile": "tpcc-mariadb", "results": "db_accuracy_mariadb", "insert": "insert-mariadb",
                 "record": ["--warehouses", "2", "--vus", "1,2,4,8", "--rampup", "3", "--duration", "20"]},
 }
 PROFILE = ENGINES["postgresql"]["profile"]
@@ -153,7 +153,7 @@ def calibrate(out: Path, db_dir: Path) -> Path:
         return overlay
     db_dir.mkdir(parents=True, exist_ok=True)
     print(f"calibration: storlab bench disk --path {db_dir} --calibrate-out ... (a few minutes)", flush=True)
-    rec = run_json([storlab_bin(), "bench", "disk", "--path", str(db_dir), "--size", "1GiB", "--runs", "3",
+    rec = run_json([storlab_bin(), "bench", "disk", "--path", str(db_dir), "--size", "8GiB", "--runs", "3",
                     "--runtime", "5", "--interval", "2", "--calibrate-out", str(overlay), "--json"])
     (out / "calibration-bench-disk.json").write_text(json.dumps(rec, indent=1) + "\n")
     return overlay
@@ -257,10 +257,30 @@ duration_s = {duration}
 
 [configs.this-machine]
 host = "local/host/{hostname}"
+{settings}
 [[configs.this-machine.pools]]
 role = "all"
 device = "local/measured/{hostname}"
 """
+
+
+def buffer_pool_setting(out: Path, warehouses: int) -> str:
+    """InnoDB caches in its buffer pool alone (O_DIRECT): the pool the
+    measured server ran with (its record's server.settings) is the model's
+    cache, as a config setting. Nothing for PostgreSQL, whose data sits in
+    the page cache the model's default share stands for."""
+    for f in sorted(out.glob(f"measured-w{warehouses}-round*.json")):
+        pool = (json.loads(f.read_text())["runs"][0].get("server") or {}).get("settings", {}).get("innodb_buffer_pool_size")
+        if pool:
+            return f'settings = {{ innodb_buffer_pool_size = "{pool}" }}'
+    return ""
+
+
+def recorded_pool(prov: dict) -> str:
+    """The buffer pool a profile was recorded with, as a config setting
+    (nothing for PostgreSQL's)."""
+    pool = (prov.get("settings") or {}).get("innodb_buffer_pool_size")
+    return f'settings = {{ innodb_buffer_pool_size = "{pool}" }}' if pool else ""
 
 
 def predict(scenario: Path, catalog: Path | None, seeds: int) -> dict[str, dict]:
@@ -342,7 +362,8 @@ def local_report(args: argparse.Namespace, out: Path, runs: list[dict], overlay:
     for w in args.warehouses:
         scen = out / f"predict{tag}-w{w}.toml"
         scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=profile, scale=w, vus=json.dumps(args.vus),
-                                              rampup=args.rampup, duration=args.duration))
+                                              rampup=args.rampup, duration=args.duration,
+                                              settings=buffer_pool_setting(out, w)))
         pred = predict(scen, overlay, args.sim_seeds)
         (out / f"predicted{tag}-w{w}.json").write_text(json.dumps(pred["this-machine"]["record"], indent=1) + "\n")
         p = pred["this-machine"]
@@ -412,7 +433,8 @@ def self_check(args: argparse.Namespace, out: Path, overlay: Path, profile: str 
     m = machine()
     scen = out / f"self-check{tag}.toml"
     scen.write_text(LOCAL_SCENARIO.format(hostname=m["hostname"], profile=profile, scale=int(prov["scale"]),
-                                          vus=json.dumps(conc["vus"]), rampup=3, duration=10))
+                                          vus=json.dumps(conc["vus"]), rampup=3, duration=10,
+                                          settings=recorded_pool(prov)))
     pred = predict(scen, overlay, 1)["this-machine"]
     lines = ["| VUs | recorded transactions/s | model transactions/s | model / recorded |", "|---|---|---|---|"]
     rows = []
@@ -520,6 +542,84 @@ def emulated(args: argparse.Namespace, out: Path, profile: str, tag: str = "", m
             "writeback": wb["rows"], "table": lines}
 
 
+INSERT_SCENARIO = """title = "The insert storm on an emulated gp2 (db_accuracy --insert)"
+
+[workload.database]
+profile = "{profile}"
+scale = {scale}
+vus = [{vus}]
+rampup_s = 0
+duration_s = {duration}
+
+# A 100 GiB gp2 with its credits (3,000 IOPS for the first half hour) and
+# after its burst (its 300 IOPS floor).
+[configs.gp2]
+host = "aws/ec2/r5.large"
+region = "aws/us-east-1"
+[[configs.gp2.pools]]
+role = "all"
+device = "aws/ebs/gp2"
+size_gib = 100
+
+[configs.gp2-after-burst]
+host = "aws/ec2/r5.large"
+region = "aws/us-east-1"
+[[configs.gp2-after-burst.pools]]
+role = "all"
+device = "aws/ebs/gp2"
+size_gib = 100
+bursting = "none"
+"""
+INSERT_CONFIGS = ("gp2", "gp2-after-burst")
+
+
+def insert_storm(args: argparse.Namespace, out: Path, measure: bool) -> dict:
+    """The insert storm (a commit every 500 rows, --insert-vus users) on an
+    emulated 100 GiB gp2 before its burst ends (its credits full: 3,000
+    IOPS) and after (`bursting = "none"`: its 300 IOPS floor), each a fresh
+    server for --insert-duration seconds: rows a minute over the window,
+    measured and predicted by `storlab simulate` on the same scenario from
+    the engine's insert profile."""
+    profile = ENGINES[args.engine]["insert"]
+    scen = out / "insert.toml"
+    rows_per_user = 10_000_000  # more than any window inserts: the duration ends it
+    scen.write_text(INSERT_SCENARIO.format(profile=profile, scale=1_000_000, vus=args.insert_vus,
+                                           duration=args.insert_duration))
+    measured = {}
+    for cfg in INSERT_CONFIGS:
+        rec_file = out / f"insert-{cfg}.json"
+        if measure:
+            cmd = [storlab_bin(), "bench", "db", "--workload", "insert", "--db", ENGINES[args.engine]["db"],
+                   "--dir", str(args.dir / "ins"), "--emulate", f"{scen}:{cfg}", "--vus", str(args.insert_vus),
+                   "--rows-per-user", str(rows_per_user), "--commit-every", "500", "--rampup", "0",
+                   "--duration", str(args.insert_duration), "--seed", "1", "--json"]
+            before = loadavg()
+            t0 = time.time()
+            rec = run_json(cmd, env={"STORLAB_EMULATE_OPTIONS": f"--ram {EMU_RAM_GIB['gp2-after-burst']}"})
+            rec["db_accuracy_load"] = [before, loadavg()]
+            rec_file.write_text(json.dumps(rec, indent=1) + "\n")
+            print(f"{cfg} ({time.time() - t0:.0f} s): {rec['runs'][0]['rows'] * 60 / rec['runs'][0]['duration_s']:,.0f} rows/min",
+                  flush=True)
+        rec = json.loads(rec_file.read_text())
+        run = rec["runs"][0]
+        measured[cfg] = (run["rows"] * 60 / run["duration_s"], rec.get("db_accuracy_load", [0.0, 0.0]))
+    pred = run_json([storlab_bin(), "simulate", str(scen), "--json"])
+    (out / "predicted-insert.json").write_text(json.dumps(pred, indent=1) + "\n")
+    predicted = {r["config"]: r for r in pred["results"]}
+    rows = []
+    for cfg in INSERT_CONFIGS:
+        m, load = measured[cfg]
+        rows.append({"point": f"{cfg}, {args.insert_vus} users", "measured": [m], "load": load,
+                     "predicted": predicted[cfg]["rows_per_min"], "binding": predicted[cfg].get("binding", "")})
+    lines = table(rows, 0.20)
+    lines[0] = lines[0].replace("measured NOPM", "measured rows/min").replace("predicted NOPM", "predicted rows/min")
+    lines += ["", f"{sum(1 for r in rows if abs(r['error']) <= 0.20)} of {len(rows)} points within ±20 %.", ""]
+    lines += [f"- {r['point']}: {r['binding']}" for r in rows]
+    print("\n".join(lines))
+    return {"profile": profile, "points": [{k: r[k] for k in ("point", "measured", "predicted", "error", "load", "binding")} for r in rows],
+            "table": lines}
+
+
 def writeback_table(out: Path, configs: list[str], predicted: dict | None = None) -> dict:
     """What the emulated volume wrote while the runs ran, beside the WAL
     syncs PostgreSQL counted: the volume's write operations a second
@@ -603,6 +703,10 @@ def main() -> None:
     ap.add_argument("--emu-profile", default=None,
                     help="the profile the emulated points are predicted from: the shipped one (default) or a file "
                          "recorded on this machine's disk, e.g. a --record round's profile-before.toml (absolute path)")
+    ap.add_argument("--insert", action="store_true",
+                    help="also the insert storm on an emulated gp2 with and after its burst (the engine's insert profile)")
+    ap.add_argument("--insert-vus", type=int, default=4)
+    ap.add_argument("--insert-duration", type=int, default=300, help="seconds of each insert storm window")
     ap.add_argument("--predict-only", action="store_true", help="reuse the measured runs in --out; only predict")
     ap.add_argument("--record", action="store_true",
                     help="record the profile anew before and after the measured runs and predict from each")
@@ -661,12 +765,15 @@ def main() -> None:
                 profile = str(args.out / f"profile{tag}.toml")
                 print(f"\n## emulated, predicted from {profile}\n", flush=True)
                 result[f"emulated{tag}"] = emulated(args, args.out, profile, tag)
+        if args.insert:
+            print(f"\n## the insert storm on an emulated gp2, predicted from {ENGINES[args.engine]['insert']}\n", flush=True)
+            result["insert"] = insert_storm(args, args.out, measure=not args.predict_only)
     finally:
         # Only what this script made: the clusters' folders (kept between
         # rounds), the calibration's folder if it made it.
         if not args.predict_only:
-            for w in args.warehouses + ["emu"]:
-                shutil.rmtree(args.dir / (f"w{w}" if w != "emu" else "emu"), ignore_errors=True)
+            for w in args.warehouses + ["emu", "ins"]:
+                shutil.rmtree(args.dir / (f"w{w}" if w not in ("emu", "ins") else w), ignore_errors=True)
             for name in ("profile-before", "profile-after"):
                 shutil.rmtree(args.dir / name, ignore_errors=True)
             with contextlib.suppress(OSError):
@@ -691,6 +798,10 @@ def main() -> None:
                 ratios += [x["predicted"] / statistics.median(x["measured"]) for x in part["points"] if x["measured"]]
     write_tables({**{e: (raw_results(ENGINES[e]["results"]) or {}).get("sections", {}) for e in ENGINES},
                   args.engine: sections})
+    if "insert" in result and result["insert"]["points"]:
+        xs = [x["predicted"] / x["measured"][0] for x in result["insert"]["points"]]
+        record(engine["results"] + "_insert", f"simulate / bench db rows per minute, the insert storm on an emulated gp2 "
+               f"before and after its burst, {args.engine}", statistics.median(xs), min(xs), max(xs), {"insert": result["insert"]})
     if ratios:
         record(engine["results"], f"simulate / bench db NOPM, TPC-C on {args.engine}, {len(ratios)} points",
                statistics.median(ratios), min(ratios), max(ratios), {"sections": sections})
