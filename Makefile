@@ -117,6 +117,8 @@ bench: install ## Run the benchmarks beside their peers (an hour or more; rows o
 	$(BIN)/python bench/emulate_precision.py
 	$(BIN)/python bench/db_accuracy.py --record
 	$(BIN)/python bench/db_accuracy.py --emulated --no-local --rampup 30 --duration 60 --emu-setting shared_buffers=320MB --emu-options="--floor-us auto"
+	$(BIN)/python bench/db_accuracy.py --engine mariadb --record --vus 1,2,3,4,6,8,11,16,23
+	$(BIN)/python bench/db_accuracy.py --engine mariadb --emulated --no-local --insert --rampup 30 --duration 60 --emu-setting innodb_buffer_pool_size=320M --emu-options="--floor-us auto"
 
 # The fuzz targets (crates/*/tests/fuzz.rs, tests/fuzz/) run a bounded
 # number of inputs in `make test`; here FUZZ_CASES per Rust target and
