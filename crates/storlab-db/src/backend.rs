@@ -208,13 +208,7 @@ impl Backend for PgBackend {
                             }
                         }
                     }
-                    let m = e.message();
-                    let intended = tx.steps.iter().any(|(st, _)| self.stmts[st.0].rollback.is_some_and(|r| m.starts_with(r)));
-                    if intended {
-                        Outcome::Rollback
-                    } else {
-                        Outcome::Error(m)
-                    }
+                    Outcome::refused(e.message(), tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback))
                 }
             };
             (out, None)

@@ -246,13 +246,7 @@ impl Backend for MyBackend {
                             }
                         }
                     }
-                    let m = message(&e);
-                    let intended = tx.steps.iter().any(|(st, _)| self.stmts[st.0].rollback.is_some_and(|r| m.starts_with(r)));
-                    if intended {
-                        Outcome::Rollback
-                    } else {
-                        Outcome::Error(m)
-                    }
+                    Outcome::refused(message(&e), tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback))
                 }
             };
             (out, None)

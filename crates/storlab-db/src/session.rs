@@ -59,6 +59,19 @@ pub enum Outcome {
     Lost(String),
 }
 
+impl Outcome {
+    /// A transaction the database refused with message `m`: the rollback
+    /// one of its statements asks for (its message starts with the
+    /// statement's `rollbacks` text, TPC-C's unused item) or an error.
+    pub fn refused(m: String, mut rollbacks: impl Iterator<Item = Option<&'static str>>) -> Outcome {
+        if rollbacks.any(|r| r.is_some_and(|r| m.starts_with(r))) {
+            Outcome::Rollback
+        } else {
+            Outcome::Error(m)
+        }
+    }
+}
+
 /// One virtual user's next transaction.
 pub struct Plan {
     pub kind: usize,
