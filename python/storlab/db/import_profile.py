@@ -78,6 +78,22 @@ def server_cpu_s(pids: list[int]) -> float:
     return total / tick
 
 
+def settled_cpu_s(pg: ManagedPostgres, before: float, timeout_s: float = 5.0) -> float:
+    """`server_cpu_s` once the COPY's backend is in it: psql's backend
+    exits when psql does, and its CPU reaches the postmaster's reaped
+    children only when the postmaster has waited for it; until then it is
+    in neither. Read until the figure has grown and holds for 50 ms."""
+    deadline = time.monotonic() + timeout_s
+    last = server_cpu_s(pg.server_pids())
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = server_cpu_s(pg.server_pids())
+        if now > before and now == last:
+            return now
+        last = now
+    return last
+
+
 def record(dir: Path, size_bytes: int, out: Path, command: list[str]) -> dict[str, Any]:
     dir.mkdir(parents=True, exist_ok=True)
     with ManagedPostgres(dir) as pg:
@@ -95,7 +111,7 @@ def record(dir: Path, size_bytes: int, out: Path, command: list[str]) -> dict[st
         t0 = time.monotonic()
         pg.sql(f"\\copy import_rows FROM '{src}' WITH (FORMAT csv)\n")
         load_s = time.monotonic() - t0
-        cpu1 = server_cpu_s(pg.server_pids())
+        cpu1 = settled_cpu_s(pg, cpu0)
         wal = float(pg.sql(f"SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '{lsn0}');").strip())
         table = float(pg.sql("SELECT pg_relation_size('import_rows');").strip())
         index = float(pg.sql("SELECT pg_indexes_size('import_rows');").strip())
