@@ -556,16 +556,18 @@ def test_rds_for_mariadb_and_mysql_is_priced_by_its_engine(storlab, scenario):
 
 
 def test_innodbs_cache_is_the_buffer_pool_the_config_gives_it(storlab, scenario):
-    # tpcc-mariadb at 10 warehouses: 10 × 87,228,416 + 9,977,856 =
-    # 882,262,016 bytes of data. A 128 MiB buffer pool (134,217,728 bytes)
-    # holds 0.152 of it, whatever the host's memory (InnoDB reads past the
-    # kernel's cache, O_DIRECT); without the setting the cache is 75 % of
-    # the r5.large's 16 GiB, 12 GiB, and holds all of it.
+    # tpcc-mariadb's data at 10 warehouses: 10 × bytes_per_scale_unit +
+    # fixed_bytes (its [data]). A 128 MiB buffer pool (134,217,728 bytes)
+    # holds that share of it, whatever the host's memory (InnoDB reads past
+    # the kernel's cache, O_DIRECT); without the setting the cache is 75 %
+    # of the r5.large's 16 GiB, 12 GiB, and holds all of it.
+    data = tomllib.loads((ROOT / "python/storlab/profiles/tpcc-mariadb.toml").read_text())["data"]
+    share = 134217728 / (10 * data["bytes_per_scale_unit"] + data["fixed_bytes"])
     cfg = R5_LARGE.replace('"aws/ec2/r5.large"', '"aws/ec2/r5.large"\nsettings = { innodb_buffer_pool_size = "128M" }')
     rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]", configs=cfg)))
     (said,) = [a for a in rec["inputs"]["assumptions"] if "database cache" in a]
     assert "database cache 0.1 GiB (innodb_buffer_pool_size, the config's settings)" in said, said
-    assert "0.15 of the data cached" in said, said
+    assert f"{share:.2f} of the data cached" in said and share < 0.2, said
     rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]")))
     (said,) = [a for a in rec["inputs"]["assumptions"] if "database cache" in a]
     assert "database cache 12.0 GiB (75 % of 16 GiB host memory)" in said and "1.00 of the data cached" in said, said
