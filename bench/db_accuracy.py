@@ -448,6 +448,18 @@ def self_check(args: argparse.Namespace, out: Path, overlay: Path, profile: str 
 
 # -- emulated volumes -----------------------------------------------------
 
+# gp2 after its burst: no credits, the 3 IOPS/GiB baseline (300 IOPS); the
+# TPC-C and the insert storm scenarios both run it.
+GP2_AFTER_BURST = """[configs.gp2-after-burst]
+host = "aws/ec2/r5.large"
+region = "aws/us-east-1"
+[[configs.gp2-after-burst.pools]]
+role = "all"
+device = "aws/ebs/gp2"
+size_gib = 100
+bursting = "none"
+"""
+
 EMU_SCENARIO = """title = "TPC-C on emulated volumes (db_accuracy --emulated)"
 
 [workload.database]
@@ -457,16 +469,7 @@ vus = {vus}
 rampup_s = {rampup}
 duration_s = {duration}
 
-# gp2 after its burst: no credits, the 3 IOPS/GiB baseline (300 IOPS).
-[configs.gp2-after-burst]
-host = "aws/ec2/r5.large"
-region = "aws/us-east-1"
-[[configs.gp2-after-burst.pools]]
-role = "all"
-device = "aws/ebs/gp2"
-size_gib = 100
-bursting = "none"
-
+""" + GP2_AFTER_BURST + """
 [configs.io1]
 host = "aws/ec2/r5.large"
 region = "aws/us-east-1"
@@ -561,15 +564,7 @@ role = "all"
 device = "aws/ebs/gp2"
 size_gib = 100
 
-[configs.gp2-after-burst]
-host = "aws/ec2/r5.large"
-region = "aws/us-east-1"
-[[configs.gp2-after-burst.pools]]
-role = "all"
-device = "aws/ebs/gp2"
-size_gib = 100
-bursting = "none"
-"""
+""" + GP2_AFTER_BURST
 INSERT_CONFIGS = ("gp2", "gp2-after-burst")
 
 
