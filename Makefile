@@ -85,16 +85,18 @@ test: install test-rust test-python ## Set up and run every test (cargo and pyte
 
 # storlab-py is in the workspace's build (its dependencies' features then
 # match the module's, so nothing is compiled twice) but has no tests of
-# its own (Cargo.toml: test = false); pytest tests the binding.
+# its own (Cargo.toml: test = false); pytest tests the binding. `--tests`
+# builds the unit and integration tests only (the crates have no doc tests).
+CARGO_TEST := cargo test --profile tests --workspace --tests
 test-rust: ## cargo tests of the Rust crates
-	cargo test --profile tests --workspace
+	$(CARGO_TEST)
 
 test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --durations=15
 
 check: install ## The edit loop: cargo tests and pytest without servers, FUSE, browser or slow tests
-	cargo test --profile tests --workspace
+	$(CARGO_TEST)
 	$(BIN)/python -m mypy.stubtest storlab._native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "$(NO_SERVERS)"
 

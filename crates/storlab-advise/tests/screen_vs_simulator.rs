@@ -7,7 +7,7 @@
 
 // The simulator's test helpers: the shipped catalog, the repository root,
 // a scenario with a CrystalDiskMark preset in place of its workload.
-#[path = "../../storlab-sim/tests/common.rs"]
+#[path = "../../storlab-sim/tests/it/common.rs"]
 mod common;
 use common::{catalog, root, with_profile};
 use storlab_model::deployment::resolve_all;

@@ -1,6 +1,6 @@
 //! Buckets over simulated time, against the EBS user guide's arithmetic.
 
-mod common;
+use crate::common;
 
 // gp2 400 GiB: baseline 3 × 400 = 1,200 IOPS, burst 3,000 from 5.4 M
 // credits refilled at 1,200/s: a full bucket lasts 5.4 M / (3,000 − 1,200)

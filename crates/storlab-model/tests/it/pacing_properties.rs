@@ -1,8 +1,8 @@
 //! Properties of pacing over random deployments from the shipped catalog:
 //! a bucket conserves tokens, and no pacer admits work faster than its cap.
 
-mod common;
-#[path = "common/gen.rs"]
+use crate::common;
+#[path = "../common/gen.rs"]
 mod gen;
 
 use storlab_model::deployment::resolve_all;

@@ -2,8 +2,8 @@
 //! catalog: a job never runs above the ceiling `storlab limits` reports,
 //! and every I/O issued completes exactly once.
 
-mod common;
-#[path = "../../storlab-model/tests/common/gen.rs"]
+use crate::common;
+#[path = "../../../storlab-model/tests/common/gen.rs"]
 mod gen;
 
 use std::collections::HashMap;

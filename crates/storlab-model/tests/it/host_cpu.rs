@@ -3,7 +3,7 @@
 //! processors (Cascade Lake 8259CL): R5b, R5n"; "(Ice Lake 8375C): R6i,
 //! R6id, X2idn, X2iedn").
 
-mod common;
+use crate::common;
 use common::catalog;
 
 #[test]

@@ -1,6 +1,6 @@
 //! Open-loop arrivals against queueing theory.
 
-mod common;
+use crate::common;
 
 fn gp3(arrival: f64, seconds: u32) -> String {
     format!(

@@ -1,6 +1,6 @@
 //! The database model's mechanisms against hand calculations.
 
-mod common;
+use crate::common;
 use storlab_model::deployment::resolve_all;
 use storlab_model::latency::LogNormal;
 use storlab_model::scenario::ScenarioFile;
@@ -338,7 +338,7 @@ fn gp2_run_splits_where_the_bucket_empties() {
     let per_min = |ph: &storlab_sim::db::DbPhase| ph.counts.iter().sum::<u64>() as f64 * 60.0 / (ph.to_s - ph.from_s);
     assert!((per_min(a) / 3000.0 - 1.0).abs() < 0.02, "{}", per_min(a));
     assert!((per_min(b) / 600.0 - 1.0).abs() < 0.03, "{}", per_min(b));
-    let reads = |ph: &storlab_sim::db::DbPhase| ph.pool_ios[0][0] / (ph.to_s - ph.from_s);
+    let reads = |ph: &storlab_sim::db::DbPhase| ph.pool_ios[0].reads / (ph.to_s - ph.from_s);
     assert!((reads(a) / 3000.0 - 1.0).abs() < 0.02 && (reads(b) / 600.0 - 1.0).abs() < 0.03, "{} {}", reads(a), reads(b));
 }
 

@@ -3,7 +3,7 @@
 //! the job keeps enough I/O in flight, and Little's law in every closed-loop
 //! result (IOPS × mean latency = I/Os in flight, within 2 %).
 
-mod common;
+use crate::common;
 use std::collections::HashMap;
 
 fn key(job: &str) -> Option<(&'static str, bool)> {

@@ -1,7 +1,7 @@
 //! The command line's overrides (`simulate --config --threads --iodepth
 //! --duration --profile`), the bound on series points, and fio's `size=`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Jobs at once, as fio runs the jobs of a file between two stonewalls:
 //! their I/O competes for the same caps and buckets.
 
-mod common;
+use crate::common;
 
 const GP3: &str = r#"
 [configs.gp3]

@@ -3,7 +3,7 @@
 //! `spread` layout. Expected values come from the FSx pages cited in
 //! aws-fsx.toml, worked by hand in the comments.
 
-mod common;
+use crate::common;
 use common::{catalog, limits};
 use storlab_model::resources::{PoolPlan, Unit};
 

@@ -1,7 +1,7 @@
 //! The vendors' own arithmetic, reproduced exactly. Each expected value
 //! cites where it comes from.
 
-mod common;
+use crate::common;
 use common::{catalog, limits};
 use storlab_model::ModelError;
 

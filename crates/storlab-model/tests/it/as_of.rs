@@ -2,7 +2,7 @@
 //! catalog, and the shipped EBS history. Expected values cite the user-guide
 //! versions the catalog cites.
 
-mod common;
+use crate::common;
 use common::catalog;
 use storlab_model::catalog::{period_on, DevicePeriod};
 use storlab_model::Catalog;
