@@ -12,7 +12,7 @@
 //! no stored procedures.
 
 use crate::error::{DbError, Result};
-use crate::session::{BoxFuture, Outcome, Value};
+use crate::session::{failed, BoxFuture, Outcome, Value};
 use crate::{sqlite_io, wire};
 use std::sync::Arc;
 
@@ -197,21 +197,14 @@ impl Backend for PgBackend {
 
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
-            let out = match self.run(&tx).await {
-                Ok(v) => return (Outcome::Commit, v),
-                Err(e) if e.is_closed() => Outcome::Lost(e.message()),
+            match self.run(&tx).await {
+                Ok(v) => (Outcome::Commit, v),
                 Err(e) => {
-                    if std::mem::take(&mut self.open) {
-                        if let Err(r) = self.c.simple("ROLLBACK").await {
-                            if r.is_closed() {
-                                return (Outcome::Lost(r.message()), None);
-                            }
-                        }
-                    }
-                    Outcome::refused(e.message(), tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback))
+                    let c = &mut self.c;
+                    let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
+                    (failed(e, &mut self.open, async move { c.simple("ROLLBACK").await.map(|_| ()) }, rollbacks).await, None)
                 }
-            };
-            (out, None)
+            }
         })
     }
 

@@ -7,7 +7,7 @@
 
 use crate::backend::{Backend, Begin, Dialect, Sql, Stmt, Txn};
 use crate::error::{one_line, DbError, Result};
-use crate::session::{BoxFuture, Outcome, Value};
+use crate::session::{failed, BoxFuture, ConnError, Outcome, Value};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Params, Statement};
 use std::time::Duration;
@@ -56,6 +56,15 @@ impl Target {
 }
 
 /// The server's own message where there is one, on one line.
+impl ConnError for mysql_async::Error {
+    fn lost(&self) -> bool {
+        self.is_fatal()
+    }
+    fn text(&self) -> String {
+        message(self)
+    }
+}
+
 pub fn message(e: &mysql_async::Error) -> String {
     match e {
         mysql_async::Error::Server(s) => one_line(&s.message),
@@ -235,21 +244,14 @@ impl Backend for MyBackend {
 
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
-            let out = match self.run(&tx).await {
-                Ok(v) => return (Outcome::Commit, v),
-                Err(e) if e.is_fatal() => Outcome::Lost(message(&e)),
+            match self.run(&tx).await {
+                Ok(v) => (Outcome::Commit, v),
                 Err(e) => {
-                    if std::mem::take(&mut self.open) {
-                        if let Err(r) = self.c.query_drop("ROLLBACK").await {
-                            if r.is_fatal() {
-                                return (Outcome::Lost(message(&r)), None);
-                            }
-                        }
-                    }
-                    Outcome::refused(message(&e), tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback))
+                    let c = &mut self.c;
+                    let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
+                    (failed(e, &mut self.open, c.query_drop("ROLLBACK"), rollbacks).await, None)
                 }
-            };
-            (out, None)
+            }
         })
     }
 

@@ -72,6 +72,35 @@ impl Outcome {
     }
 }
 
+/// A client library's error, as a transaction's outcome needs it.
+pub trait ConnError {
+    /// The connection is gone.
+    fn lost(&self) -> bool;
+    fn text(&self) -> String;
+}
+
+/// The outcome of a transaction that failed with `e`: the connection lost,
+/// or refused once `rollback` has ended the transaction (when `open`).
+/// `rollbacks` are the statements' intended-rollback messages.
+pub async fn failed<E: ConnError>(
+    e: E,
+    open: &mut bool,
+    rollback: impl Future<Output = std::result::Result<(), E>>,
+    rollbacks: impl Iterator<Item = Option<&'static str>>,
+) -> Outcome {
+    if e.lost() {
+        return Outcome::Lost(e.text());
+    }
+    if std::mem::take(open) {
+        if let Err(r) = rollback.await {
+            if r.lost() {
+                return Outcome::Lost(r.text());
+            }
+        }
+    }
+    Outcome::refused(e.text(), rollbacks)
+}
+
 /// One virtual user's next transaction.
 pub struct Plan {
     pub kind: usize,

@@ -42,6 +42,15 @@ impl WireError {
     }
 }
 
+impl crate::session::ConnError for WireError {
+    fn lost(&self) -> bool {
+        self.is_closed()
+    }
+    fn text(&self) -> String {
+        self.message()
+    }
+}
+
 fn closed(e: io::Error) -> WireError {
     WireError::Closed(format!("connection lost: {e}"))
 }

@@ -359,3 +359,69 @@ mod tests {
         assert!(t.starts_with("20"));
     }
 }
+
+/// One connection's part of a parallel load: writes a table's rows for a
+/// warehouse (0 for ITEM) the engine's way.
+pub trait Loader: Send + 'static {
+    fn load(&mut self, table: Table, w: u32) -> crate::session::BoxFuture<'_, Result<()>>;
+}
+
+/// Loads ITEM and every warehouse's tables on `loaders` connections at once
+/// (one slice of warehouses each, ITEM beside them), each made by `connect`,
+/// counting tables done in `progress`. Ctrl-C (`progress.stop`) or the first
+/// error stops the others; that error is returned.
+pub async fn load_parallel<L: Loader>(
+    warehouses: u32,
+    loaders: u32,
+    progress: &crate::Progress,
+    connect: impl Fn() -> crate::session::BoxFuture<'static, Result<L>>,
+) -> Result<()> {
+    use std::sync::atomic::Ordering;
+    let total = 1 + warehouses * Table::PER_WAREHOUSE.len() as u32;
+    progress.total.store(u64::from(total), Ordering::Relaxed);
+    let loaders = loaders.clamp(1, warehouses);
+    let mut tasks = tokio::task::JoinSet::new();
+    let (item, p) = (connect(), progress.clone());
+    tasks.spawn(async move {
+        item.await?.load(Table::Item, 0).await?;
+        p.done.fetch_add(1, Ordering::Relaxed);
+        Ok::<_, crate::DbError>(())
+    });
+    for k in 0..loaders {
+        let (conn, p) = (connect(), progress.clone());
+        tasks.spawn(async move {
+            let mut c = conn.await?;
+            for w in (1..=warehouses).filter(|w| (w - 1) % loaders == k) {
+                for table in Table::PER_WAREHOUSE {
+                    if p.stop.load(Ordering::Relaxed) {
+                        return Err(crate::DbError::Input("interrupted while loading".into()));
+                    }
+                    c.load(table, w).await?;
+                    p.done.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(())
+        });
+    }
+    let mut first_err = None;
+    while let Some(r) = tasks.join_next().await {
+        let r = r.map_err(|e| crate::DbError::sql("loader", e)).and_then(|x| x);
+        if let (Err(e), None) = (r, &first_err) {
+            progress.stop.store(true, Ordering::Relaxed);
+            first_err = Some(e);
+        }
+    }
+    first_err.map_or(Ok(()), Err)
+}
+
+/// A database holding `k` of the nine TPC-C tables: neither ours nor empty.
+pub fn partial_schema(db: &str, k: i64) -> crate::DbError {
+    crate::DbError::Schema(format!(
+        "{db} holds {k} of the 9 TPC-C tables — drop them (warehouse, district, customer, history, new_order, orders, order_line, item, stock) or use another database"
+    ))
+}
+
+/// A database holding a TPC-C schema of `w` warehouses, asked for `wanted`.
+pub fn other_size(db: &str, w: u32, wanted: u32) -> crate::DbError {
+    crate::DbError::Schema(format!("{db} already holds a TPC-C schema of {w} warehouse(s), not {wanted} — use --warehouses {w}, or another database"))
+}

@@ -9,7 +9,6 @@ use crate::mysql::{message, Target};
 use crate::Progress;
 use mysql_async::prelude::Queryable;
 use mysql_async::Conn;
-use std::sync::atomic::Ordering;
 
 pub const SCHEMA: &str = include_str!("../../sql/mysql_tpcc_schema.sql");
 pub const PROCEDURES: &str = include_str!("../../sql/mysql_tpcc_procedures.sql");
@@ -109,6 +108,19 @@ async fn load_table(c: &mut Conn, table: Table, w: u32, seed: u64, now: &str) ->
     Ok(())
 }
 
+/// A loader's connection, writing multi-row INSERTs.
+struct InsertLoader {
+    c: Conn,
+    seed: u64,
+    now: String,
+}
+
+impl super::load::Loader for InsertLoader {
+    fn load(&mut self, table: Table, w: u32) -> crate::session::BoxFuture<'_, Result<()>> {
+        Box::pin(load_table(&mut self.c, table, w, self.seed, &self.now))
+    }
+}
+
 /// Runs SQL text of several statements, naming it in errors.
 async fn batch(c: &mut Conn, what: &str, sql: &str) -> Result<()> {
     c.query_drop(sql).await.map_err(|e| DbError::sql(what, message(&e)))
@@ -137,9 +149,7 @@ async fn existing(c: &mut Conn, db: &str) -> Result<Option<u32>> {
             let w: Option<i64> = c.query_first("SELECT count(*) FROM warehouse").await.map_err(|e| DbError::sql("counting warehouses", message(&e)))?;
             Ok(Some(w.unwrap_or(0) as u32))
         }
-        k => Err(DbError::Schema(format!(
-            "{db} holds {k} of the 9 TPC-C tables — drop them (warehouse, district, customer, history, new_order, orders, order_line, item, stock) or use another database"
-        ))),
+        k => Err(super::load::partial_schema(db, k)),
     }
 }
 
@@ -155,54 +165,17 @@ pub async fn prepare(target: &Target, warehouses: u32, loaders: u32, seed: u64, 
             install_procedures(&mut c).await?;
             return Ok(false);
         }
-        Some(w) => {
-            return Err(DbError::Schema(format!(
-                "{} already holds a TPC-C schema of {w} warehouse(s), not {warehouses} — use --warehouses {w}, or another database",
-                target.display
-            )))
-        }
+        Some(w) => return Err(super::load::other_size(&target.display, w, warehouses)),
         None => {}
     }
     batch(&mut c, "creating the TPC-C tables", SCHEMA).await?;
-    let now = super::load::now_text();
-    let total = 1 + warehouses * Table::PER_WAREHOUSE.len() as u32;
-    progress.total.store(u64::from(total), Ordering::Relaxed);
-    let loaders = loaders.clamp(1, warehouses);
-    let mut tasks = tokio::task::JoinSet::new();
-    {
-        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
-        tasks.spawn(async move {
-            let mut c = t.connect().await?;
-            load_table(&mut c, Table::Item, 0, seed, &now).await?;
-            p.done.fetch_add(1, Ordering::Relaxed);
-            Ok::<_, DbError>(())
-        });
-    }
-    for k in 0..loaders {
-        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
-        tasks.spawn(async move {
-            let mut c = t.connect().await?;
-            for w in (1..=warehouses).filter(|w| (w - 1) % loaders == k) {
-                for table in Table::PER_WAREHOUSE {
-                    if p.stop.load(Ordering::Relaxed) {
-                        return Err(DbError::Input("interrupted while loading".into()));
-                    }
-                    load_table(&mut c, table, w, seed, &now).await?;
-                    p.done.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Ok(())
-        });
-    }
-    let mut first_err = None;
-    while let Some(r) = tasks.join_next().await {
-        let r = r.map_err(|e| DbError::sql("loader", e)).and_then(|x| x);
-        if let (Err(e), None) = (r, &first_err) {
-            progress.stop.store(true, Ordering::Relaxed);
-            first_err = Some(e);
-        }
-    }
-    if let Some(e) = first_err {
+    let (t, now) = (target.clone(), super::load::now_text());
+    let loaded = super::load::load_parallel(warehouses, loaders, progress, move || {
+        let (t, now) = (t.clone(), now.clone());
+        Box::pin(async move { Ok(InsertLoader { c: t.connect().await?, seed, now }) })
+    })
+    .await;
+    if let Err(e) = loaded {
         // Leave no half-built schema behind: it would block the next run.
         let _ = c.query_drop(format!("DROP TABLE IF EXISTS {}", TABLES.join(", "))).await;
         return Err(e);

@@ -9,7 +9,6 @@ use crate::pg::{batch, pg_message, Target};
 use crate::Progress;
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::SinkExt;
-use std::sync::atomic::Ordering;
 use tokio_postgres::Client;
 
 pub const SCHEMA: &str = include_str!("../../sql/pg_tpcc_schema.sql");
@@ -100,6 +99,19 @@ async fn copy_table(c: &Client, table: Table, w: u32, seed: u64, now: &str) -> R
     Ok(())
 }
 
+/// A loader's connection, writing with COPY.
+struct CopyLoader {
+    c: Client,
+    seed: u64,
+    now: String,
+}
+
+impl super::load::Loader for CopyLoader {
+    fn load(&mut self, table: Table, w: u32) -> crate::session::BoxFuture<'_, Result<()>> {
+        Box::pin(copy_table(&self.c, table, w, self.seed, &self.now))
+    }
+}
+
 /// What the database holds: nothing of ours, or a TPC-C schema of N warehouses.
 pub async fn existing(c: &Client, db: &str) -> Result<Option<u32>> {
     let n: i64 = c
@@ -113,9 +125,7 @@ pub async fn existing(c: &Client, db: &str) -> Result<Option<u32>> {
             let w: i64 = c.query_one("SELECT count(*) FROM warehouse", &[]).await.map_err(|e| DbError::sql("counting warehouses", pg_message(&e)))?.get(0);
             Ok(Some(w as u32))
         }
-        k => Err(DbError::Schema(format!(
-            "{db} holds {k} of the 9 TPC-C tables — drop them (warehouse, district, customer, history, new_order, orders, order_line, item, stock) or use another database"
-        ))),
+        k => Err(super::load::partial_schema(db, k)),
     }
 }
 
@@ -128,54 +138,17 @@ pub async fn prepare(target: &Target, warehouses: u32, loaders: u32, seed: u64, 
             batch(&c, "installing the TPC-C functions", FUNCTIONS).await?;
             return Ok(false);
         }
-        Some(w) => {
-            return Err(DbError::Schema(format!(
-                "{} already holds a TPC-C schema of {w} warehouse(s), not {warehouses} — use --warehouses {w}, or another database",
-                target.display
-            )))
-        }
+        Some(w) => return Err(super::load::other_size(&target.display, w, warehouses)),
         None => {}
     }
     batch(&c, "creating the TPC-C tables", SCHEMA).await?;
-    let now = super::load::now_text();
-    let total = 1 + warehouses * Table::PER_WAREHOUSE.len() as u32;
-    progress.total.store(u64::from(total), Ordering::Relaxed);
-    let loaders = loaders.clamp(1, warehouses);
-    let mut tasks = tokio::task::JoinSet::new();
-    {
-        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
-        tasks.spawn(async move {
-            let c = t.connect().await?;
-            copy_table(&c, Table::Item, 0, seed, &now).await?;
-            p.done.fetch_add(1, Ordering::Relaxed);
-            Ok::<_, DbError>(())
-        });
-    }
-    for k in 0..loaders {
-        let (t, now, p) = (target.clone(), now.clone(), progress.clone());
-        tasks.spawn(async move {
-            let c = t.connect().await?;
-            for w in (1..=warehouses).filter(|w| (w - 1) % loaders == k) {
-                for table in Table::PER_WAREHOUSE {
-                    if p.stop.load(Ordering::Relaxed) {
-                        return Err(DbError::Input("interrupted while loading".into()));
-                    }
-                    copy_table(&c, table, w, seed, &now).await?;
-                    p.done.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Ok(())
-        });
-    }
-    let mut first_err = None;
-    while let Some(r) = tasks.join_next().await {
-        let r = r.map_err(|e| DbError::sql("loader", e)).and_then(|x| x);
-        if let (Err(e), None) = (r, &first_err) {
-            progress.stop.store(true, Ordering::Relaxed);
-            first_err = Some(e);
-        }
-    }
-    if let Some(e) = first_err {
+    let (t, now) = (target.clone(), super::load::now_text());
+    let loaded = super::load::load_parallel(warehouses, loaders, progress, move || {
+        let (t, now) = (t.clone(), now.clone());
+        Box::pin(async move { Ok(CopyLoader { c: t.connect().await?, seed, now }) })
+    })
+    .await;
+    if let Err(e) = loaded {
         // Leave no half-built schema behind: it would block the next run.
         let _ = c.batch_execute(&format!("DROP TABLE IF EXISTS {}", TABLES.join(", "))).await;
         return Err(e);
