@@ -631,10 +631,10 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
                         .zip(&ph.pool_ios)
                         .map(|(pool, c)| {
                             let io = storlab_record::PhaseIo {
-                                read_iops: round(c[0] / pw, 1),
-                                write_iops: round(c[1] / pw, 1),
-                                read_bytes_s: round(c[2] / pw, 0),
-                                write_bytes_s: round(c[3] / pw, 0),
+                                read_iops: round(c.reads / pw, 1),
+                                write_iops: round(c.writes / pw, 1),
+                                read_bytes_s: round(c.read_bytes / pw, 0),
+                                write_bytes_s: round(c.write_bytes / pw, 0),
                             };
                             (pool.role.name().to_string(), io)
                         })

@@ -272,6 +272,37 @@ pub struct TxnResult {
     pub latency: LatencySummary,
 }
 
+/// A pool's I/O so far: read and write I/Os, read and write bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PoolIo {
+    pub reads: f64,
+    pub writes: f64,
+    pub read_bytes: f64,
+    pub write_bytes: f64,
+}
+
+impl PoolIo {
+    pub fn count(&mut self, read: bool, bytes: f64) {
+        if read {
+            self.reads += 1.0;
+            self.read_bytes += bytes;
+        } else {
+            self.writes += 1.0;
+            self.write_bytes += bytes;
+        }
+    }
+
+    /// What was done after `earlier`.
+    pub fn since(&self, earlier: &PoolIo) -> PoolIo {
+        PoolIo { reads: self.reads - earlier.reads, writes: self.writes - earlier.writes, read_bytes: self.read_bytes - earlier.read_bytes, write_bytes: self.write_bytes - earlier.write_bytes }
+    }
+
+    /// The pool's result over a window of `w` seconds.
+    pub fn result(&self, role: &str, w: f64, utilization: f64) -> DbPoolResult {
+        DbPoolResult { role: role.to_string(), read_iops: self.reads / w, write_iops: self.writes / w, read_bytes_s: self.read_bytes / w, write_bytes_s: self.write_bytes / w, utilization }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct DbPoolResult {
     pub role: String,
@@ -336,8 +367,7 @@ pub struct DbPhase {
     pub to_s: f64,
     pub counts: Vec<u64>,
     pub hists: Vec<Histogram>,
-    /// Per pool: read I/Os, write I/Os, read bytes, write bytes.
-    pub pool_ios: Vec<[f64; 4]>,
+    pub pool_ios: Vec<PoolIo>,
     pub emptied: Vec<String>,
 }
 
@@ -346,7 +376,7 @@ struct DbSnap {
     t: f64,
     counts: Vec<u64>,
     hists: Vec<Histogram>,
-    pool_ios: Vec<[f64; 4]>,
+    pool_ios: Vec<PoolIo>,
     emptied: Vec<String>,
 }
 
@@ -358,7 +388,7 @@ fn db_phases(w0: f64, w1: f64, snaps: Vec<DbSnap>, end: DbSnap) -> Vec<DbPhase> 
         return Vec::new();
     }
     let n = end.counts.len();
-    let start = DbSnap { t: w0, counts: vec![0; n], hists: vec![Histogram::default(); n], pool_ios: vec![[0.0; 4]; end.pool_ios.len()], emptied: Vec::new() };
+    let start = DbSnap { t: w0, counts: vec![0; n], hists: vec![Histogram::default(); n], pool_ios: vec![PoolIo::default(); end.pool_ios.len()], emptied: Vec::new() };
     let mut edges = vec![start];
     edges.extend(cuts);
     edges.push(DbSnap { t: w1, ..end });
@@ -369,7 +399,7 @@ fn db_phases(w0: f64, w1: f64, snaps: Vec<DbSnap>, end: DbSnap) -> Vec<DbPhase> 
             to_s: w[1].t,
             counts: w[1].counts.iter().zip(&w[0].counts).map(|(a, b)| a - b).collect(),
             hists: w[1].hists.iter().zip(&w[0].hists).map(|(a, b)| a.since(b)).collect(),
-            pool_ios: w[1].pool_ios.iter().zip(&w[0].pool_ios).map(|(a, b)| [a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3]]).collect(),
+            pool_ios: w[1].pool_ios.iter().zip(&w[0].pool_ios).map(|(a, b)| a.since(b)).collect(),
             emptied: w[0].emptied.clone(),
         })
         .collect()
@@ -592,7 +622,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
     let mut lock_since = vec![0.0f64; n];
     let mut hists: Vec<Histogram> = profile.transactions.iter().map(|_| Histogram::default()).collect();
     let mut counts = vec![0u64; profile.transactions.len()];
-    let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
+    let mut pool_ios = vec![PoolIo::default(); dep.pools.len()];
     let mut vus = vec![Vu { txn: 0, started: 0.0, reads_left: 0, commits: 0, cpu_pending: false, on_cpu: false }; n];
     // Events are the user (its index), or FLUSH, FLUSH_CPU, WRITEBACK.
     let mut heap: EventQueue<u32> = EventQueue::with_capacity(p.vus as usize + 4);
@@ -634,22 +664,15 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         vus[v].reads_left = u32::MAX; // not started
     }
     let in_window = |t: f64| t >= w0 && t <= w1c.get();
-    let count_io = |pool_ios: &mut Vec<[f64; 4]>, pool: usize, read: bool, bytes: f64, t: f64| {
+    let count_io = |pool_ios: &mut Vec<PoolIo>, pool: usize, read: bool, bytes: f64, t: f64| {
         if t >= w0 && t <= w1c.get() {
-            let c = &mut pool_ios[pool];
-            if read {
-                c[0] += 1.0;
-                c[2] += bytes;
-            } else {
-                c[1] += 1.0;
-                c[3] += bytes;
-            }
+            pool_ios[pool].count(read, bytes);
         }
     };
 
     // A durable write of `bytes` on the log pool from `t`, in pieces of at
     // most MAX_LOG_WRITE: when the last piece is durable.
-    let log_write = |st: &mut DeploymentState, paths: &mut HashMap<u64, Path>, labels: &mut HashMap<PacerId, Resource>, rng: &mut Rng, sink: &mut series::SeriesSink, pool_ios: &mut Vec<[f64; 4]>, bytes: f64, t: f64| -> f64 {
+    let log_write = |st: &mut DeploymentState, paths: &mut HashMap<u64, Path>, labels: &mut HashMap<PacerId, Resource>, rng: &mut Rng, sink: &mut series::SeriesSink, pool_ios: &mut Vec<PoolIo>, bytes: f64, t: f64| -> f64 {
         let mut done = t;
         let mut left = bytes;
         while left > 0.0 {
@@ -997,16 +1020,8 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
         .iter()
         .enumerate()
         .map(|(i, pool)| {
-            let c = pool_ios[i];
             let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
-            DbPoolResult {
-                role: pool.role.name().to_string(),
-                read_iops: c[0] / w,
-                write_iops: c[1] / w,
-                read_bytes_s: c[2] / w,
-                write_bytes_s: c[3] / w,
-                utilization,
-            }
+            pool_ios[i].result(pool.role.name(), w, utilization)
         })
         .collect();
     let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
@@ -1038,7 +1053,7 @@ pub fn run_db_with(dep: &Deployment, profile: &Profile, p: &DbParams, lats: &[La
             format!("log flush latency: {} a flush, {commits_per_flush:.1} commits per flush, {:.0} % of a transaction's time", ms(flush_s), pct(cm))
         }
         _ if r >= c + q && r > 0.0 => {
-            let reads = if total > 0 { pool_ios[data][0] / total as f64 } else { 0.0 };
+            let reads = if total > 0 { pool_ios[data].reads / total as f64 } else { 0.0 };
             format!("data read latency: {reads:.1} reads per transaction, {} of reads, {:.0} % of a transaction's time", ms(r), pct(r))
         }
         _ => format!("CPU time: {} per transaction on {vcpus} vCPUs at {:.0} %{usl_note}", ms(c + q), 100.0 * cpu_utilization),

@@ -15,7 +15,7 @@
 //! The load ends when the last byte is written. Every I/O goes through the
 //! same pacers as the database model's, so buckets drain the same way.
 
-use crate::db::{pool_for, DbPoolResult, Path};
+use crate::db::{pool_for, DbPoolResult, Path, PoolIo};
 use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
@@ -91,7 +91,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let mut cpu_busy = 0.0;
     let mut backlog = [0.0f64; 3];
     let mut slots: [Vec<u32>; 3] = std::array::from_fn(|_| (0..WRITES_IN_FLIGHT as u32).rev().collect());
-    let mut pool_ios = vec![[0.0f64; 4]; dep.pools.len()];
+    let mut pool_ios = vec![PoolIo::default(); dep.pools.len()];
     let (mut ios, mut read_ios, mut events) = (0u64, 0u64, 0u64);
     let mut hist = Histogram::default();
     let (mut t_read, mut t_cpu, mut t_blocked) = (0.0f64, 0.0f64, 0.0f64);
@@ -101,16 +101,6 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     for i in 0..s {
         push(&mut heap, 0.0, i as u32);
     }
-    let count = |pool_ios: &mut Vec<[f64; 4]>, pool: usize, read: bool, bytes: f64| {
-        let c = &mut pool_ios[pool];
-        if read {
-            c[0] += 1.0;
-            c[2] += bytes;
-        } else {
-            c[1] += 1.0;
-            c[3] += bytes;
-        }
-    };
 
     while let Some((Secs(t), who)) = heap.pop() {
         now = t;
@@ -160,7 +150,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
                     chunk_start[i] = t;
                     let done = read_path.io(&mut st, &lats[input], IoClass::ReadMiss, t, &mut rng);
                     sink.complete(input, true, chunk_size[i], done - t);
-                    count(&mut pool_ios, input, true, chunk_size[i]);
+                    pool_ios[input].count(true, chunk_size[i]);
                     ios += 1;
                     read_ios += 1;
                     phase[i] = Phase::Read;
@@ -178,7 +168,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
                 let pool = write_pool[k];
                 let done = write_paths[k].io(&mut st, &lats[pool], IoClass::Write, t, &mut rng);
                 sink.complete(pool, false, size, done - t);
-                count(&mut pool_ios, pool, false, size);
+                pool_ios[pool].count(false, size);
                 ios += 1;
                 push(&mut heap, done, WRITE + (k * WRITES_IN_FLIGHT) as u32 + slot);
             }
@@ -207,15 +197,8 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
         .iter()
         .enumerate()
         .map(|(i, pool)| {
-            let c = pool_ios[i];
-            DbPoolResult {
-                role: pool.role.name().to_string(),
-                read_iops: c[0] / w,
-                write_iops: c[1] / w,
-                read_bytes_s: c[2] / w,
-                write_bytes_s: c[3] / w,
-                utilization: labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max),
-            }
+            let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
+            pool_ios[i].result(pool.role.name(), w, utilization)
         })
         .collect();
     let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));

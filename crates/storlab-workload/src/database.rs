@@ -84,8 +84,17 @@ pub fn auto_steps(max: u32) -> Vec<u32> {
     out
 }
 
-fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
+pub(crate) fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
     WorkloadError::Field { file: file.into(), field: field.into(), message: message.into() }
+}
+
+/// `[workload] seed`: a whole number ≥ 0, 1 when not given.
+pub(crate) fn seed(file: &str, t: &toml::Table) -> Result<u64, WorkloadError> {
+    match t.get("seed") {
+        None => Ok(1),
+        Some(toml::Value::Integer(i)) if *i >= 0 => Ok(*i as u64),
+        Some(v) => Err(err(file, "workload.seed", format!("expected a whole number ≥ 0, got {v}"))),
+    }
 }
 
 /// The shipped profiles of one `kind` in `dir` (file stems of `*.toml`
@@ -144,11 +153,7 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
             return Err(err(file, &format!("workload.{k}"), format!("not used with [workload.database]{near} (the database's own fields go in [workload.database])")));
         }
     }
-    let seed = match t.get("seed") {
-        None => 1,
-        Some(toml::Value::Integer(i)) if *i >= 0 => *i as u64,
-        Some(v) => return Err(err(file, "workload.seed", format!("expected a whole number ≥ 0, got {v}"))),
-    };
+    let seed = seed(file, t)?;
     let period_s = match t.get("period_s") {
         None => 60.0,
         Some(v) => number(file, "workload.period_s", v)?,

@@ -49,9 +49,7 @@ pub struct Import {
     pub period_s: f64,
 }
 
-fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
-    WorkloadError::Field { file: file.into(), field: field.into(), message: message.into() }
-}
+use crate::database::err;
 
 pub fn is_import(t: Option<&toml::Table>) -> bool {
     t.is_some_and(|t| t.contains_key("import"))
@@ -86,11 +84,7 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
             return Err(err(file, &format!("workload.{k}"), "not used with [workload.import] (its own fields go in [workload.import])"));
         }
     }
-    let seed = match t.get("seed") {
-        None => 1,
-        Some(toml::Value::Integer(i)) if *i >= 0 => *i as u64,
-        Some(v) => return Err(err(file, "workload.seed", format!("expected a whole number ≥ 0, got {v}"))),
-    };
+    let seed = crate::database::seed(file, t)?;
     let period_s = match t.get("period_s") {
         None => 60.0,
         Some(toml::Value::Integer(i)) if *i >= 1 => *i as f64,

@@ -318,46 +318,19 @@ fn figures(file: &str, r: &Row) -> Result<Figures, ImportError> {
         field: "result".into(),
         message: format!("'{}' is not 'N MB/s [N IOPS] <N us>'", r.rest.trim()),
     })?;
-    let bw = match (c.get(1), c.get(2)) {
-        (Some(v), Some(u)) => {
-            let mul = match u.as_str() {
-                "MB/s" => 1e6,
-                "GB/s" => 1e9,
-                "KB/s" => 1e3,
-                "B/s" => 1.0,
-                other => {
-                    return Err(ImportError::Line {
-                        file: file.into(),
-                        line: r.line,
-                        field: "bandwidth".into(),
-                        message: format!("unknown unit '{other}' — expected MB/s (or GB/s, KB/s)"),
-                    })
-                }
-            };
-            Some(num(file, r.line, "bandwidth", v.as_str())? * mul)
-        }
-        _ => None,
+    let scaled = |v: Option<regex::Match>, u: Option<regex::Match>, field: &str, units: &[(&[&str], f64)], expected: &str| -> Result<Option<f64>, ImportError> {
+        let (Some(v), Some(u)) = (v, u) else { return Ok(None) };
+        let mul = units.iter().find(|(names, _)| names.contains(&u.as_str())).map(|(_, m)| *m).ok_or_else(|| ImportError::Line {
+            file: file.into(),
+            line: r.line,
+            field: field.into(),
+            message: format!("unknown unit '{}' — expected {expected}", u.as_str()),
+        })?;
+        Ok(Some(num(file, r.line, field, v.as_str())? * mul))
     };
+    let bw = scaled(c.get(1), c.get(2), "bandwidth", &[(&["MB/s"], 1e6), (&["GB/s"], 1e9), (&["KB/s"], 1e3), (&["B/s"], 1.0)], "MB/s (or GB/s, KB/s)")?;
     let iops = c.get(3).map(|v| num(file, r.line, "IOPS", v.as_str())).transpose()?;
-    let lat = match (c.get(4), c.get(5)) {
-        (Some(v), Some(u)) => {
-            let mul = match u.as_str() {
-                "us" | "µs" => 1.0,
-                "ms" => 1e3,
-                "s" => 1e6,
-                other => {
-                    return Err(ImportError::Line {
-                        file: file.into(),
-                        line: r.line,
-                        field: "latency".into(),
-                        message: format!("unknown unit '{other}' — expected us (or ms)"),
-                    })
-                }
-            };
-            Some(num(file, r.line, "latency", v.as_str())? * mul)
-        }
-        _ => None,
-    };
+    let lat = scaled(c.get(4), c.get(5), "latency", &[(&["us", "µs"], 1.0), (&["ms"], 1e3), (&["s"], 1e6)], "us (or ms)")?;
     Ok((bw, iops, lat))
 }
 

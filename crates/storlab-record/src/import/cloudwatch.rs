@@ -23,6 +23,13 @@ fn line_err(file: &str, line: usize, field: &str, message: impl Into<String>) ->
     ImportError::Line { file: file.into(), line, field: field.into(), message: message.into() }
 }
 
+/// A series of a metric labelled `label` (or named by `id`), with its
+/// period: the least step between points, 60 s for a single point.
+fn series(label: &str, id: &str, period_s: f64, timestamps: Vec<Stamp>, values: Vec<f64>) -> Series {
+    let (config, resource, metric) = split_label(label, id);
+    Series { config, resource, unit: unit_of(&metric).into(), metric, period_s: if period_s.is_finite() { period_s } else { 60.0 }, timestamps, values }
+}
+
 /// `(config, resource, metric)` of a label (see the module's note);
 /// `fallback` is the resource of a one-word label.
 fn split_label(label: &str, fallback: &str) -> (String, String, String) {
@@ -107,23 +114,15 @@ pub fn read_json(file: &str, doc: &Value) -> Result<RunRecord, ImportError> {
         }
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         let period_s = pts.windows(2).map(|w| w[1].0 - w[0].0).filter(|d| *d > 0.0).fold(f64::INFINITY, f64::min);
-        let (config, resource, metric) = split_label(label, id);
         if m.get("StatusCode").and_then(|v| v.as_str()).is_some_and(|s| s != "Complete") {
             rec.warnings.push(format!("{file}: {entry} ({label}): StatusCode {} — not every data point was returned", m["StatusCode"]));
             rec.interrupted = true;
         }
-        rec.series.push(Series {
-            config,
-            resource,
-            unit: unit_of(&metric).into(),
-            metric,
-            period_s: if period_s.is_finite() { period_s } else { 60.0 },
-            timestamps: pts.iter().map(|(_, t, _)| match t {
-                Value::String(s) => Stamp::Utc(s.clone()),
-                other => Stamp::Seconds(other.as_f64().unwrap_or(0.0)),
-            }).collect(),
-            values: pts.iter().map(|p| p.2).collect(),
+        let stamps = pts.iter().map(|(_, t, _)| match t {
+            Value::String(s) => Stamp::Utc(s.clone()),
+            other => Stamp::Seconds(other.as_f64().unwrap_or(0.0)),
         });
+        rec.series.push(series(label, id, period_s, stamps.collect(), pts.iter().map(|p| p.2).collect()));
     }
     if rec.series.is_empty() {
         return Err(ImportError::Empty { file: file.into(), format: "CloudWatch".into(), hint: "MetricDataResults is empty".into() });
@@ -362,16 +361,8 @@ pub fn read_csv(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             continue;
         }
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (config, resource, metric) = split_label(&header[i], "");
-        rec.series.push(Series {
-            config,
-            resource,
-            unit: unit_of(&metric).into(),
-            metric,
-            period_s: if period_s.is_finite() { period_s } else { 60.0 },
-            timestamps: pts.iter().map(|p| Stamp::Utc(crate::db::utc_text(p.0))).collect(),
-            values: pts.iter().map(|p| p.1).collect(),
-        });
+        let stamps = pts.iter().map(|p| Stamp::Utc(crate::db::utc_text(p.0))).collect();
+        rec.series.push(series(&header[i], "", period_s, stamps, pts.iter().map(|p| p.1).collect()));
     }
     if rec.series.is_empty() {
         return Err(ImportError::Empty { file: file.into(), format: "CloudWatch CSV".into(), hint: "no row under the header has a value".into() });
