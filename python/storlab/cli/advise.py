@@ -19,6 +19,7 @@ from storlab import api
 from storlab.cli import app
 from storlab.errors import StorlabError
 from storlab.export import to_json
+from storlab.cli.out import console
 
 
 def _money(x: float | None) -> str:
@@ -126,7 +127,6 @@ def advise_cmd(
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
     from rich.console import Console
 
-    from storlab.cli.out import console
     from storlab.cli.report import check_output, write_report_of
 
     for flag, v in (("--top", top), ("--threads", threads)):

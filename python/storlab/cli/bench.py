@@ -18,6 +18,8 @@ from storlab.errors import DatabaseGone
 from storlab.export import to_json
 from storlab.export.fio import to_fio_json
 from storlab.export.simulate import together
+from storlab.files import write_atomically
+from storlab.cli.out import console, csv_text, emit, latency, one_of
 
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
 
@@ -33,8 +35,6 @@ DB_CSV = ["vus", "repeats", "nopm", "nopm_stdev", "tpm", "tpm_stdev", "tpm_clien
 
 
 def _table(rec) -> Table:
-    from storlab.cli.out import latency
-
     t = Table(title=f"{rec['workload']} on {rec['host_info'].get('path')} "
                     f"({rec['host_info'].get('filesystem')}, {rec['file_bytes'] / 1e6:,.1f} MB test file; MB = 10^6 bytes)")
     for col in ("job", "MB/s (best)", "MB/s (mean)", "IOPS (best)", "latency mean", "p99", "CPU µs/I/O"):
@@ -83,8 +83,6 @@ def disk_cmd(
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
     from storlab.errors import StorlabError
 
-    from storlab.cli.out import console, csv_text, one_of
-
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
     one_of(json_out or output_format is not None, csv_out)
@@ -118,7 +116,6 @@ def disk_cmd(
     overlay_error = None
     if calibrate_out is not None and not rec["interrupted"]:
         from storlab.calibrate import machine_overlay
-        from storlab.cli.simulate import write_atomically
         from storlab.errors import ScenarioError
 
         try:
@@ -149,8 +146,6 @@ def disk_cmd(
 
 
 def _db_table(rec) -> Table:
-    from storlab.cli.out import latency
-
     t = Table(title=f"{rec['workload']} on {rec['inputs']['db']}")
     tpcc = rec["inputs"]["workload"]["kind"] == "tpcc"
     insert = rec["inputs"]["workload"]["kind"] == "insert"
@@ -246,7 +241,6 @@ def db_cmd(
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
     from storlab.api import bench_db
-    from storlab.cli.out import console, csv_text, one_of
     from storlab.cli.report import check_output
 
     one_of(json_out, csv_out)
@@ -310,12 +304,8 @@ def db_cmd(
         from storlab.cli.import_ import write_hammerdb_json
 
         write_hammerdb_json(rec, hammerdb_json)
-    if json_out:
-        typer.echo(to_json(rec), nl=False)
-    elif csv_out:
-        typer.echo(csv_text(DB_CSV, db_rows(rec)), nl=False)
-    else:
-        console().print(_db_table(rec))
+    emit(rec, json_out, csv_out, lambda: csv_text(DB_CSV, db_rows(rec)), lambda: _db_table(rec))
+    if not (json_out or csv_out):
         for r in rec["results"]:
             if r.get("hammerdb"):
                 typer.echo(f"{r['vus']} VUs: {r['hammerdb']}")

@@ -12,7 +12,8 @@ from rich.console import Console
 
 from storlab.calibrate import calibrate
 from storlab.cli import app
-from storlab.cli.simulate import write_atomically
+from storlab.files import check_writable, write_atomically
+from storlab.cli.out import csv_text
 
 
 #: `calibrate --csv` columns, one row per calibrated device.
@@ -30,7 +31,6 @@ def calibrate_cmd(
     csv_out: bool = typer.Option(False, "--csv", help="Also print the fitted figures as CSV on stdout (columns: docs/record.md)."),
 ) -> None:
     """Fit the config's device latency (median and p99, read and write) to the result's QD1 jobs; caps stay the vendor's."""
-    from storlab.cli.simulate import check_writable
 
     check_writable(catalog_out, "--catalog-out")
     text, summary = calibrate(result, scenario, config, catalog)
@@ -38,8 +38,6 @@ def calibrate_cmd(
     lat = summary["latency"]
     if csv_out:
         import typer as _t
-
-        from storlab.cli.out import csv_text
 
         rows = [{"device": d, **lat, "provenance": summary["provenance"]} for d in summary["devices"]]
         _t.echo(csv_text(CSV_FIELDS, rows), nl=False)

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from storlab import api
 from storlab.export import to_json
+from storlab.cli.out import console, csv_text, one_of
 
 app = typer.Typer(help="Browse the catalog: devices, hosts, prices and their sources.", no_args_is_help=True)
 
@@ -24,7 +25,6 @@ def list_cmd(
     catalog: Optional[list[Path]] = CatalogOpt,
 ) -> None:
     """Every device and host id, with its title and file."""
-    from storlab.cli.out import console, csv_text, one_of
     from storlab.errors import StorlabError
 
     one_of(json_out, csv_out)
@@ -82,8 +82,6 @@ def show_cmd(
     if json_out:
         typer.echo(to_json({"schema_version": 1, "tool": api.tool_info(), "id": e["id"], "type": e["type"], "file": e["file"], "entry": e["entry"], "prices": e["prices"], "sources": sources}), nl=False)
         return
-    from storlab.cli.out import console
-
     con = console()
     con.print(f"[bold]{e['id']}[/bold] — {e['entry']['title']}  [dim]({e['type']}, {e['file']})[/dim]")
     for k, v in e["entry"].items():

@@ -13,6 +13,7 @@ from rich.text import Text
 from storlab.cli import app
 from storlab.errors import StorlabError
 from storlab.export import to_json
+from storlab.cli.out import console, csv_text, latency, one_of
 
 # How each figure prints: scale and format.
 _FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"),
@@ -26,8 +27,6 @@ def _fmt(key: str, v: float | None) -> str:
     if v is None:
         return "—"
     if key.startswith("lat_") and key.endswith("_us"):
-        from storlab.cli.out import latency
-
         return latency(v)
     scale, f, unit = _FMT.get(key, (1, ",.0f", ""))
     return format(v * scale, f) + unit
@@ -64,7 +63,6 @@ def compare_cmd(
     pair: list[str] = typer.Option([], "--pair", help="BASE_CONFIG=NEW_CONFIG: compare these two configs, whatever their names (repeatable)."),
 ) -> None:
     """Base vs new: the same jobs or VU counts of two records, the ratio, and ◆ where the difference exceeds the run-to-run spread."""
-    from storlab.cli.out import console, csv_text, one_of
     from storlab.report.compare import check_pairs, compare
     from storlab.report.records import load
 

@@ -16,7 +16,9 @@ from rich.text import Text
 from storlab import _native
 from storlab.cli import app
 from storlab.errors import StorlabError
+from storlab.files import read_input, write_atomically
 from storlab.export import to_json
+from storlab.cli.out import console, latency, mb_s
 
 
 def read_import(path: str | Path) -> dict[str, Any]:
@@ -24,14 +26,7 @@ def read_import(path: str | Path) -> dict[str, Any]:
     import json
 
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise StorlabError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise StorlabError(f"{p}: is a folder — give a result file") from None
-    except OSError as e:
-        raise StorlabError(f"{p}: cannot read it ({e.__class__.__name__}: {e})") from None
+    data = read_input(p, "file", "give a result file")
     rec: dict[str, Any] = json.loads(_native.import_record_json(str(p), data))
     return rec
 
@@ -52,12 +47,7 @@ def write_hammerdb_json(rec: dict[str, Any], path: Path, timestamp: str | None =
         text = _native.hammerdb_report_json(json.dumps(rec), timestamp)
     except StorlabError as e:
         raise StorlabError(f"--hammerdb-json {path}: {e}") from None
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(path, text)
 
 
 def merge(records: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
@@ -92,8 +82,6 @@ def _num(v: float | None, fmt: str = ",.0f") -> str:
 def import_table(rec: dict[str, Any]) -> Table:
     """One row per imported result: I/O jobs with IOPS, MB/s and latency;
     database results with NOPM/TPM and their transaction latency."""
-    from storlab.cli.out import latency, mb_s
-
     t = Table(title=f"{rec['tool']['name']}: {rec['workload']}  (MB/s: 10^6 bytes a second)")
     for c in ("config", "job", "IOPS (NOPM, TPM)", "MB/s", "latency mean", "p99", "in flight", "binding"):
         t.add_column(c, justify="left" if c in ("config", "job", "binding") else "right", no_wrap=c == "job", overflow="fold")
@@ -139,7 +127,6 @@ def import_cmd(
 ) -> None:
     """Other tools' results as a storlab run record (engine "measure", tool.name the origin)."""
     from storlab import tool_info
-    from storlab.cli.out import console
     from storlab.cli.report import check_output
 
     check_output(output, "-o")
@@ -149,12 +136,7 @@ def import_cmd(
                      "imported_by": f"storlab {info['version']} ({info['git_sha'][:12]})"}
     text = to_json(rec)
     if output is not None:
-        tmp = output.with_name(f".{output.name}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            tmp.replace(output)
-        finally:
-            tmp.unlink(missing_ok=True)
+        write_atomically(output, text)
     if json_out:
         typer.echo(text, nl=False)
         return

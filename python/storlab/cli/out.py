@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any, Callable
 
 from rich.console import Console
 
-from storlab.export import csv_text
+from storlab.export import csv_text, to_json
 from storlab.units import latency, mb_s, with_mb_s
 
-__all__ = ["console", "csv_text", "latency", "mb_s", "one_of", "with_mb_s"]
+__all__ = ["console", "csv_text", "emit", "latency", "mb_s", "one_of", "with_mb_s"]
 
 #: Width of a piped table when COLUMNS is not set: wide enough for any row.
 PIPED_WIDTH = 1000
@@ -38,3 +39,13 @@ def one_of(json_out: bool, csv_out: bool) -> None:
 
     if json_out and csv_out:
         raise StorlabError("--json and --csv both print to stdout — choose one")
+
+
+def emit(record: dict, json_out: bool, csv_out: bool, csv: Callable[[], str], table: Callable[[], Any]) -> None:
+    """A verb's result on stdout: the record as JSON, its CSV, or its table."""
+    if json_out:
+        sys.stdout.write(to_json(record))
+    elif csv_out:
+        sys.stdout.write(csv())
+    else:
+        console().print(table())

@@ -11,6 +11,7 @@ import typer
 
 from storlab.cli import app
 from storlab.errors import StorlabError
+from storlab.files import write_atomically
 
 
 def check_output(out: Optional[Path], flag: str = "--report") -> None:
@@ -32,21 +33,7 @@ def write_report(records: list, out: Path, png: Optional[Path] = None, title: Op
     out = Path(out)
     check_output(out, "-o")
     data = build_html(records, title)
-    if out.exists() and not out.is_file():
-        # A device or a pipe (/dev/stdout): written in place, never replaced.
-        try:
-            out.write_bytes(data)
-        except OSError as e:
-            raise StorlabError(f"-o {out}: cannot write the report ({e.strerror or e}) — write it elsewhere") from None
-        return
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(out)
-    except OSError as e:
-        raise StorlabError(f"-o {out}: cannot write the report ({e.strerror or e}) — free space there or write it elsewhere") from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_atomically(out, data, "the report")
     if png is not None:
         from storlab.report.browser import write_pngs
 

@@ -3,9 +3,7 @@ config, configs side by side, with CloudWatch-style series."""
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -15,62 +13,11 @@ from rich.console import Console
 from storlab import api
 from storlab.cli import app
 from storlab.errors import StorlabError
+from storlab.files import check_writable, write_atomically
 from storlab.units import parse_duration
 from storlab.export import to_json
 from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
-
-
-def check_writable(path: Path, flag: str) -> None:
-    """Fails now, before any run, if `path` cannot be written: a folder, a
-    missing folder, a path under a file, or no permission to create files in
-    its folder (tried with a temporary file, so it holds for root too)."""
-    path = Path(path)
-    if path.is_dir():
-        raise StorlabError(f"{flag} {path}: is a folder — give a file name for the output")
-    parent = path.parent
-    if not parent.exists():
-        raise StorlabError(f"{flag} {path}: no such folder {parent} — create it or write elsewhere")
-    if not parent.is_dir():
-        raise StorlabError(f"{flag} {path}: {parent} is a file, not a folder — write the output elsewhere")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{path.name}.", suffix=".check")
-    except OSError as e:
-        raise StorlabError(f"{flag} {path}: cannot write in {parent} ({e.strerror}) — write the output elsewhere") from None
-    os.close(fd)
-    Path(tmp).unlink(missing_ok=True)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Writes `text` to `path` through a temporary file, so a failed or
-    interrupted run never leaves a half-written file."""
-    path = Path(path)
-    if path.is_dir():
-        raise StorlabError(f"{path}: is a folder — give a file name for the output")
-    if not path.parent.exists():
-        raise StorlabError(f"{path.parent}: no such folder for the output file")
-    if path.exists() and not path.is_file():
-        # A device or a pipe (/dev/stdout, a FIFO): written in place, never
-        # replaced by a file.
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-        except OSError as e:
-            raise StorlabError(f"{path}: cannot write the output ({e.strerror or e}) — write it elsewhere") from None
-        return
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise StorlabError(f"{path}: cannot write in {path.parent} ({e.strerror}) — write the output elsewhere") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise StorlabError(f"{path}: cannot write the output ({e.strerror or e}) — free space there or write it elsewhere") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+from storlab.cli.out import console, one_of
 
 
 @app.command("simulate")
@@ -94,8 +41,6 @@ def simulate_cmd(
     accept_suspect: bool = typer.Option(False, "--accept-suspect", help="A database workload: simulate a profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning in every output, rather than refuse it."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
-    from storlab.cli.out import console, one_of
-
     one_of(json_out, csv_out)
     from storlab.cli.report import check_output
 

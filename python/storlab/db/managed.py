@@ -156,12 +156,24 @@ class ManagedServer:
 
     ENGINE = "the server"
     keep: bool
+    max_connections: int
+    settings: dict[str, str]
     server_pid: int | None
     _touched: bool
     _created_base: bool
     dir: Path
     _created_top: Path | None
     _tmp_socket: Path | None
+
+    def _take(self, dir: str | os.PathLike, keep: bool, max_connections: int,
+              settings: dict[str, str] | None) -> None:
+        """The arguments every engine takes alike, checked."""
+        self.dir = Path(os.path.abspath(os.fspath(dir)))
+        self.keep = keep
+        if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
+            raise DatabaseError(f"max_connections {max_connections!r} — give a whole number of at least 1, e.g. 100")
+        self.max_connections = max_connections
+        self.settings = {str(k): str(v) for k, v in (settings or {}).items()}
 
     def __enter__(self) -> Self:
         self.start()
@@ -271,16 +283,11 @@ class ManagedPostgres(ManagedServer):
     def __init__(self, dir: str | os.PathLike, *, keep: bool = False, max_connections: int = 100,
                  settings: dict[str, str] | None = None, bin_dir: Path | None = None,
                  wal_dir: str | os.PathLike | None = None):
-        self.dir = Path(os.path.abspath(os.fspath(dir)))
+        self._take(dir, keep, max_connections, settings)
         # initdb --waldir: the WAL in a folder of its own (e.g. on a log
         # volume); storlab creates it, so it must not exist yet.
         self.wal_dir = Path(os.path.abspath(os.fspath(wal_dir))) if wal_dir is not None else None
         self._created_wal = False
-        self.keep = keep
-        if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
-            raise DatabaseError(f"max_connections {max_connections!r} — give a whole number of at least 1, e.g. 100")
-        self.max_connections = max_connections
-        self.settings = {str(k): str(v) for k, v in (settings or {}).items()}
         for k, v in self.settings.items():
             if k in _OWNED:
                 raise DatabaseError(f"setting {k} is managed by storlab — leave it out"

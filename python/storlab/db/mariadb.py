@@ -114,12 +114,7 @@ class ManagedMariadb(ManagedServer):
 
     def __init__(self, dir: str | os.PathLike, *, keep: bool = False, max_connections: int = 100,
                  settings: dict[str, str] | None = None, bin_dir: Path | None = None):
-        self.dir = Path(os.path.abspath(os.fspath(dir)))
-        self.keep = keep
-        if isinstance(max_connections, bool) or not isinstance(max_connections, int) or max_connections < 1:
-            raise DatabaseError(f"max_connections {max_connections!r} — give a whole number of at least 1, e.g. 100")
-        self.max_connections = max_connections
-        self.settings = {str(k): str(v) for k, v in (settings or {}).items()}
+        self._take(dir, keep, max_connections, settings)
         for k, v in self.settings.items():
             if not _SETTING_NAME.fullmatch(k):
                 raise DatabaseError(f"setting name {k!r} is not a MariaDB variable name — e.g. innodb_buffer_pool_size")

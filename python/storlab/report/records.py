@@ -15,6 +15,7 @@ from typing import Any
 
 from storlab import _native
 from storlab.errors import StorlabError
+from storlab.files import read_input
 
 SCHEMA_VERSION = 1
 #: The `kind` of `storlab advise --json`'s record.
@@ -48,14 +49,7 @@ def load(path: str | Path) -> Record:
     fio, HammerDB, sysbench, pgbench, CloudWatch) read by `storlab import`'s
     readers."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise StorlabError(f"{p}: no such record file") from None
-    except IsADirectoryError:
-        raise StorlabError(f"{p}: is a folder — give a record file written with --json") from None
-    except OSError as e:
-        raise StorlabError(f"{p}: cannot read the record ({e.__class__.__name__}: {e})") from None
+    raw = read_input(p, "record file", "give a record file written with --json")
     bad: Exception | None = None
     try:
         data = json.loads(raw.decode("utf-8-sig"))
