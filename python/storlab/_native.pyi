@@ -15,6 +15,8 @@ __all__ = [
     "db_record_json",
     "db_sweep_done",
     "profile_health_json",
+    "catalog_overlay_toml",
+    "profile_toml",
     "parse_size_bytes",
     "parse_duration_s",
     "record_schema_json",
@@ -39,6 +41,8 @@ class Catalog:
         """The catalog as it stood on `date` (YYYY-MM-DD): vendor rules of that day, today's prices. Raises ScenarioError for a malformed date."""
     def to_json(self) -> str:
         """Every device, host, price and source, with the file each came from."""
+    def latency_json(self, id: str) -> str | None:
+        """The latency figures the model uses for a device, µs, as JSON; None if it has none."""
     def entry_json(self, id: str) -> str:
         """One device or host with its prices and sources. Raises ScenarioError for an unknown id."""
     def limits_json(self, scenario_name: str, scenario_text: str) -> str:
@@ -186,6 +190,12 @@ def db_sweep_done(values: list[float]) -> bool:
 def profile_health_json(file: str, text: str) -> str:
     """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.
     Raises ScenarioError for a profile the loader refuses."""
+
+def catalog_overlay_toml(entries_json: str) -> str:
+    """A catalog overlay as TOML from its entries as JSON (source, device, host, price, latency), read by the catalog's types."""
+
+def profile_toml(doc_json: str) -> str:
+    """A recorded profile (as JSON) as profile TOML; every figure must be a finite number."""
 
 def parse_size_bytes(text: str) -> int | None:
     """A size as storlab reads it outside fio job files (64MB, 64MiB, 64m), in bytes; None if it is not one."""

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from storlab import _native
-from storlab.catalog import open_catalog, read_catalog_files, read_scenario
+from storlab.catalog import open_catalog, read_scenario
 from storlab.errors import ScenarioError
 from storlab.host import machine
 
@@ -199,66 +199,49 @@ def flush_probe(folder: str | os.PathLike, seconds: float = 3.0, max_writes: int
     return {"flush_median_us": round(pick(0.5), 3), "flush_p99_us": round(pick(0.99), 3), "writes": float(len(lat))}
 
 
-def _toml_str(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
+OVERLAY_HEADER = "# A catalog overlay written by storlab; load it with --catalog FILE.\n"
+
+
+def overlay_text(*parts: dict[str, Any]) -> str:
+    """Catalog overlay entries (`source`, `device`, `host`, `latency`, as in
+    a catalog file) as TOML, written by the catalog's own types; the parts'
+    sources are merged and their lists joined."""
+    entries: dict[str, Any] = {}
+    for part in parts:
+        for k, v in part.items():
+            if isinstance(v, dict):
+                entries.setdefault(k, {}).update(v)
+            else:
+                entries.setdefault(k, []).extend(v)
+    return OVERLAY_HEADER + "\n" + _native.catalog_overlay_toml(json.dumps(entries))
+
+
+def measured_source(key: str, note: str) -> dict[str, Any]:
+    """A `[source.KEY]` for what storlab measured today on this machine."""
+    return {"source": {key: {"url": note, "date": date.today().isoformat(), "status": "measured", "note": note}}}
 
 
 def overlay(devices: list[str], lat: dict[str, float], provenance: str, key: str,
-            device_entry: dict[str, Any] | None = None) -> str:
-    """A catalog overlay: a `measured` source, a `[[latency]]` entry for
-    `devices`, and (for this machine's disk) a device entry."""
-    lines = [
-        "# A catalog overlay written by `storlab calibrate`; load it with --catalog FILE.",
-        "",
-        f"[source.{key}]",
-        f"url = {_toml_str(provenance)}",
-        f"date = {_toml_str(date.today().isoformat())}",
-        'status = "measured"',
-        f"note = {_toml_str(provenance)}",
-        "",
-    ]
+            device_entry: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Catalog overlay entries: a `measured` source, a `[[latency]]` entry
+    for `devices`, and (for this machine's disk) a device entry."""
+    out = measured_source(key, provenance)
     if device_entry:
         d = device_entry
-        lines += [
-            "[[device]]",
-            f"id = {_toml_str(d['id'])}",
-            f"title = {_toml_str(d['title'])}",
-            f"src = {_toml_str(key)}",
-            'kind = "local"',
-            f"media = {_toml_str(d.get('media', 'ssd'))}",
-            "accounting = { unit_kib = 1024, merge_sequential = true }",
-            f"size_gib = {{ fixed = {{ value = {d['size_gib']:.0f}, note = \"measured folder's file system\" }} }}",
-            f"iops = {{ rule = \"fixed\", value = {d['iops']:.0f} }}",
-            f"throughput_mib_s = {{ rule = \"fixed\", value = {d['mib_s']:.1f} }}",
-            f"directional = {{ read_iops = {d['read_iops']:.0f}, write_iops = {d['write_iops']:.0f}, "
-            f"read_mib_s = {d['read_mib_s']:.1f}, write_mib_s = {d['write_mib_s']:.1f} }}",
-            'paths = ["block"]',
-            "",
-        ]
-    lines += [
-        "[[latency]]",
-        f"devices = [{', '.join(_toml_str(d) for d in devices)}]",
-        f"src = {_toml_str(key)}",
-        f"note = {_toml_str(provenance)}",
-    ]
-    for k in ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "flush_median_us", "flush_p99_us",
-              "read_us_per_mib", "write_us_per_mib"):
-        if k in lat:
-            lines.append(f"{k} = {lat[k]}")
-    return "\n".join(lines) + "\n"
-
-
-def _current_latency(catalog: list[str | os.PathLike] | None, device: str) -> dict[str, float]:
-    """The device's present latency figures: the last `[[latency]]` entry of
-    the catalog files that names it (ids, or prefixes ending in `*`)."""
-    import tomllib
-
-    found: dict[str, float] = {}
-    for _, text in read_catalog_files([str(c) for c in catalog or []]):
-        for e in tomllib.loads(text).get("latency", []):
-            if any(d == device or (d.endswith("*") and device.startswith(d[:-1])) for d in e.get("devices", [])):
-                found = {k: (v["value"] if isinstance(v, dict) else v) for k, v in e.items() if k.endswith(("_us", "_us_per_mib"))}
-    return found
+        out["device"] = [{
+            "id": d["id"], "title": d["title"], "src": key, "kind": "local", "media": d.get("media", "ssd"),
+            "accounting": {"unit_kib": 1024, "merge_sequential": True},
+            "size_gib": {"fixed": {"value": round(d["size_gib"]), "note": "measured folder's file system"}},
+            "iops": {"rule": "fixed", "value": round(d["iops"])},
+            "throughput_mib_s": {"rule": "fixed", "value": round(d["mib_s"], 1)},
+            "directional": {"read_iops": round(d["read_iops"]), "write_iops": round(d["write_iops"]),
+                            "read_mib_s": round(d["read_mib_s"], 1), "write_mib_s": round(d["write_mib_s"], 1)},
+            "paths": ["block"],
+        }]
+    keys = ("read_median_us", "read_p99_us", "write_median_us", "write_p99_us", "flush_median_us", "flush_p99_us",
+            "read_us_per_mib", "write_us_per_mib")
+    out["latency"] = [{"devices": devices, "src": key, "note": provenance, **{k: lat[k] for k in keys if k in lat}}]
+    return out
 
 
 def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: str,
@@ -267,7 +250,8 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
     and a summary (devices, fitted figures, jobs used, provenance)."""
     kind, jobs = read_result(result)
     name, text = read_scenario(scenario)
-    lim = json.loads(open_catalog(catalog)[0].limits_json(name, text))
+    cat = open_catalog(catalog)[0]
+    lim = json.loads(cat.limits_json(name, text))
     names = [c["name"] for c in lim["configs"]]
     if config not in names:
         import difflib
@@ -276,11 +260,11 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
         hint = f" — did you mean '{near[0]}'?" if near else f" — configs: {', '.join(names)}"
         raise ScenarioError(f"{scenario}: --config: no config '{config}'{hint}")
     devices = list(dict.fromkeys(p["device"] for c in lim["configs"] if c["name"] == config for p in c["pools"]))
-    current = _current_latency(catalog, devices[0])
+    current = json.loads(cat.latency_json(devices[0]) or "{}")
     lat, used = fit(jobs, current)
     provenance = f"calibrated from {Path(result).name} ({kind}), jobs {', '.join(used)}"
     key = "calibrated-" + re.sub(r"[^a-z0-9]+", "-", f"{config}-{Path(result).stem}".lower()).strip("-")
-    return overlay(devices, lat, provenance, key), {"devices": devices, "latency": lat, "jobs": used, "provenance": provenance}
+    return overlay_text(overlay(devices, lat, provenance, key)), {"devices": devices, "latency": lat, "jobs": used, "provenance": provenance}
 
 
 def this_host() -> str:
@@ -292,20 +276,17 @@ def this_host() -> str:
     return re.sub(r"[^a-z0-9]+", "-", (platform.node() or "this-machine").lower()).strip("-") or "this-machine"
 
 
-def host_entry(host: str) -> str:
+def host_entry(host: str) -> dict[str, Any]:
     """This machine as a catalog host `local/host/<hostname>`: its vCPUs and
     memory from /proc, so a scenario can put a database on this machine."""
     m = machine()
     gib = round(m["memory_bytes"] / 2**30, 2)
     note = f"vCPUs: the CPUs storlab may run on (its affinity); memory: MemTotal of /proc/meminfo ({m['memory_bytes'] // 1024} kB)"
-    lines = [
-        "", "[source.this-machine]", 'url = "this machine: /proc"',
-        f"date = {_toml_str(date.today().isoformat())}", 'status = "measured"', f"note = {_toml_str(note)}", "",
-        "[[host]]", f'id = "local/host/{host}"',
-        f"title = {_toml_str('This machine, %s (%d vCPUs, %g GiB)' % (host, m['cpus'], gib))}",
-        'src = "this-machine"', 'kind = "local"', f"vcpus = {m['cpus']}", f"memory_gib = {gib}",
-    ]
-    return "\n".join(lines) + "\n"
+    out = measured_source("this-machine", note)
+    out["source"]["this-machine"]["url"] = "this machine: /proc"
+    out["host"] = [{"id": f"local/host/{host}", "title": "This machine, %s (%d vCPUs, %g GiB)" % (host, m["cpus"], gib),
+                    "src": "this-machine", "kind": "local", "vcpus": m["cpus"], "memory_gib": gib}]
+    return out
 
 
 # Sequential writes this many times faster than the same job's reads are a
@@ -373,5 +354,5 @@ def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] 
                   + (f"; durable writes: {flush['writes']:.0f} × (8 KiB write + fdatasync) in a preallocated 16 MiB file"
                      if flush else ""))
     key = f"measured-{host}"
-    text = overlay([dev_id], lat, provenance, key, d) + host_entry(host)
+    text = overlay_text(overlay([dev_id], lat, provenance, key, d), host_entry(host))
     return text, {"device": dev_id, "host": f"local/host/{host}", "latency": lat, "jobs": used, **d}

@@ -100,6 +100,18 @@ def test_profile_file_parses_and_shares_sum_to_one(tmp_path):
     assert doc["provenance"]["machine"]["cpus"] >= 1
 
 
+def test_a_figure_that_is_not_a_number_is_left_out_and_said(capsys):
+    # NaN used to be written as 0.0, a figure nobody measured.
+    text = profile.to_toml({"schema_version": 1, "concurrency": {"alpha": float("nan"), "beta": 0.12345678},
+                            "mrc": {"cache_fraction": [0.1, float("inf")]}})
+    doc = tomllib.loads(text)
+    assert text.startswith("# A storlab database workload profile") and "alpha" not in doc["concurrency"] and doc["mrc"]["cache_fraction"] == []
+    # Six decimals: 0.12345678 → 0.123457.
+    assert doc["concurrency"]["beta"] == 0.123457
+    err = capsys.readouterr().err
+    assert "concurrency.alpha is not a finite number" in err and "mrc.cache_fraction[1]" in err
+
+
 def test_the_users_are_the_busiest_backends_and_their_idle_share_is_the_client_wait():
     # pid: [samples idle, samples]. Two users, idle 10 of 40 and 30 of 40
     # samples; the driver's monitoring connection idle in all 40; a backend

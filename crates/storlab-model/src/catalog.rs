@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 // ---------------------------------------------------------------- schema
 
-#[derive(Debug, Clone, Deserialize, Default)]
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogFile {
     #[serde(default)]
@@ -24,6 +24,51 @@ pub struct CatalogFile {
     pub price: Vec<PriceSpec>,
     #[serde(default)]
     pub latency: Vec<LatencyProfile>,
+}
+
+impl CatalogFile {
+    /// The file as catalog TOML, as a person would write it: a number with
+    /// no source, note or doubt of its own is bare (`value = 3000`, not a
+    /// `{ value, verified }` table), and empty lists and tables are left out.
+    pub fn to_toml(&self) -> std::result::Result<String, String> {
+        fn tidy(v: toml::Value) -> Option<toml::Value> {
+            match v {
+                toml::Value::Table(t) => {
+                    let mut t = t;
+                    let num = t.get("value").is_some_and(|v| v.is_float() || v.is_integer()) && t.keys().all(|k| ["value", "src", "verified", "note"].contains(&k.as_str()));
+                    if num && t.get("verified") == Some(&toml::Value::Boolean(true)) {
+                        t.remove("verified");
+                    }
+                    if num && t.len() == 1 {
+                        return t.remove("value").map(whole);
+                    }
+                    let t: toml::Table = t.into_iter().filter_map(|(k, v)| tidy(v).map(|v| (k, v))).collect();
+                    (!t.is_empty()).then_some(toml::Value::Table(t))
+                }
+                toml::Value::Array(a) => {
+                    let a: Vec<_> = a.into_iter().filter_map(tidy).collect();
+                    (!a.is_empty()).then_some(toml::Value::Array(a))
+                }
+                other => Some(whole(other)),
+            }
+        }
+        // 3000.0 reads back the same as 3000; the shorter is what a person writes.
+        fn whole(v: toml::Value) -> toml::Value {
+            match v {
+                toml::Value::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => toml::Value::Integer(f as i64),
+                other => other,
+            }
+        }
+        let value = toml::Value::try_from(self).map_err(|e| e.to_string())?;
+        let tidied = tidy(value).unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
+        let text = toml::to_string(&tidied).map_err(|e| e.to_string())?;
+        // What is written must read back as the same file.
+        let again: CatalogFile = toml::from_str(&text).map_err(|e| format!("the written TOML does not read back: {e}"))?;
+        if toml::Value::try_from(&again).ok() != toml::Value::try_from(self).ok() {
+            return Err("the written TOML reads back as another file".into());
+        }
+        Ok(text)
+    }
 }
 
 /// A latency model shared by several devices: `devices` lists ids, or

@@ -251,6 +251,24 @@ impl Catalog {
         .to_string()
     }
 
+    /// The latency figures the model uses for a device (its own, or the last
+    /// `[[latency]]` entry naming it), µs, as a JSON object; None if none.
+    fn latency_json(&self, id: &str) -> Option<String> {
+        let (l, _) = self.inner.latency_for(id)?;
+        let fields = [
+            ("read_median_us", Some(&l.read_median_us)),
+            ("read_p99_us", Some(&l.read_p99_us)),
+            ("write_median_us", Some(&l.write_median_us)),
+            ("write_p99_us", Some(&l.write_p99_us)),
+            ("flush_median_us", l.flush_median_us.as_ref()),
+            ("flush_p99_us", l.flush_p99_us.as_ref()),
+            ("read_us_per_mib", l.read_us_per_mib.as_ref()),
+            ("write_us_per_mib", l.write_us_per_mib.as_ref()),
+        ];
+        let out: serde_json::Map<String, serde_json::Value> = fields.into_iter().filter_map(|(k, v)| v.map(|n| (k.to_string(), n.value.into()))).collect();
+        Some(serde_json::Value::Object(out).to_string())
+    }
+
     /// One device or host with its prices and the sources its numbers cite.
     fn entry_json(&self, py: Python<'_>, id: &str) -> PyResult<String> {
         let cat = &self.inner;
@@ -813,6 +831,28 @@ fn profile_health_json(py: Python<'_>, file: &str, text: &str) -> PyResult<Strin
     Ok(serde_json::to_string(&p.health()).expect("suspects serialise"))
 }
 
+/// A recorded profile (as JSON, so every figure is a finite number) as
+/// profile TOML.
+#[pyfunction]
+fn profile_toml(py: Python<'_>, doc_json: &str) -> PyResult<String> {
+    let doc: toml::Table = serde_json::from_str::<serde_json::Value>(doc_json)
+        .map_err(|e| e.to_string())
+        .and_then(|v| toml::Table::try_from(v).map_err(|e| e.to_string()))
+        .map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))?;
+    storlab_workload::profile::write_toml(doc).map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))
+}
+
+/// A catalog overlay as TOML from its entries as JSON (`source`, `device`,
+/// `host`, `price`, `latency`, as in a catalog file), each read by the
+/// catalog's own types: a wrong or missing field is refused, naming it.
+#[pyfunction]
+fn catalog_overlay_toml(py: Python<'_>, entries_json: &str) -> PyResult<String> {
+    let de = &mut serde_json::Deserializer::from_str(entries_json);
+    let file: storlab_model::catalog::CatalogFile =
+        serde_path_to_error::deserialize(de).map_err(|e| raise(py, "ScenarioError", format!("catalog overlay: {}: {}", e.path(), e.inner())))?;
+    file.to_toml().map_err(|e| raise(py, "ScenarioError", format!("catalog overlay: {e}")))
+}
+
 /// A size as storlab reads it everywhere but in fio job files (`64MB`,
 /// `64MiB`, `64m`), in bytes; None if it is not one.
 #[pyfunction]
@@ -880,6 +920,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog_overlay_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;

@@ -356,6 +356,25 @@ impl Mrc {
     }
 }
 
+/// The first line of every profile file.
+pub const PROFILE_HEADER: &str = "# A storlab database workload profile (docs/profile.md).";
+
+/// A profile as a recording builds it, as the text `Profile::from_toml`
+/// reads: its top-level values, then its tables, then its arrays of tables,
+/// with figures to 6 decimals (the precision the recorder measures to).
+pub fn write_toml(doc: toml::Table) -> Result<String, String> {
+    fn six(v: toml::Value) -> toml::Value {
+        match v {
+            toml::Value::Float(f) => toml::Value::Float((f * 1e6).round() / 1e6),
+            toml::Value::Array(a) => toml::Value::Array(a.into_iter().map(six).collect()),
+            toml::Value::Table(t) => toml::Value::Table(t.into_iter().map(|(k, v)| (k, six(v))).collect()),
+            other => other,
+        }
+    }
+    let body = toml::to_string(&six(toml::Value::Table(doc))).map_err(|e| e.to_string())?;
+    Ok(format!("{PROFILE_HEADER}\n\n{body}"))
+}
+
 impl Profile {
     /// Reads a profile. `file` names it in errors.
     pub fn from_toml(file: &str, text: &str) -> Result<Profile, ProfileError> {

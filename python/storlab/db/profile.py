@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from storlab import _native
 from storlab.errors import StorlabError
 from storlab.host import machine, tool_info
 
@@ -282,43 +283,36 @@ def data_size(run: dict[str, Any], kind: str, scale: float) -> dict[str, float]:
             "page_bytes": PAGE_BYTES, "total_bytes": total}
 
 
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v) or math.isinf(v):
-            return "0.0"
-        r = repr(round(v, 6))
-        return r if any(c in r for c in ".eE") else r + ".0"
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+def _finite(v: Any, at: str, dropped: list[str]) -> Any:
+    """`v` without its figures that are not finite numbers (NaN, ±inf),
+    whose places go to `dropped`."""
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {type(v).__name__} to TOML")
-
-
-def _toml_key(k: str) -> str:
-    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+        out = {}
+        for k, x in v.items():
+            where = f"{at}.{k}" if at else k
+            if isinstance(x, float) and not math.isfinite(x):
+                dropped.append(where)
+            else:
+                out[k] = _finite(x, where, dropped)
+        return out
+    if isinstance(v, (list, tuple)):
+        bad = [f"{at}[{i}]" for i, x in enumerate(v) if isinstance(x, float) and not math.isfinite(x)]
+        if bad:
+            dropped.extend(bad)
+            return []
+        return [_finite(x, f"{at}[{i}]", dropped) for i, x in enumerate(v)]
+    return v
 
 
 def to_toml(profile: dict[str, Any]) -> str:
-    """Top-level scalars, then each table, then `[[transaction]]` entries."""
-    lines = ["# A storlab database workload profile (docs/profile.md).", ""]
-    tables = {k: v for k, v in profile.items() if isinstance(v, dict)}
-    arrays = {k: v for k, v in profile.items() if isinstance(v, list) and v and isinstance(v[0], dict)}
-    for k, v in profile.items():
-        if k not in tables and k not in arrays:
-            lines.append(f"{_toml_key(k)} = {_toml_value(v)}")
-    for name, t in tables.items():
-        lines += ["", f"[{name}]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in t.items()]
-    for name, items in arrays.items():
-        for t in items:
-            lines += ["", f"[[{name}]]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in t.items()]
-    return "\n".join(lines) + "\n"
+    """The profile as TOML, written by the profile's reader's own crate. A
+    figure that is not a number (a fit with nothing to fit) is left out and
+    said on stderr, so the reader judges the profile without it."""
+    dropped: list[str] = []
+    doc = _finite(profile, "", dropped)
+    for d in dropped:
+        print(f"warning: profile: {d} is not a finite number — left out", file=sys.stderr)
+    return _native.profile_toml(json.dumps(doc))
 
 
 def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str, sweep: list[dict[str, Any]],
@@ -433,7 +427,6 @@ def health(path: Path, profile: dict[str, Any]) -> list[dict[str, str]]:
     """What makes the profile suspect (`Profile::health`, the check
     `simulate` and `advise` make): one {field, reason, fix} each; a profile
     the loader would refuse is one suspect with the loader's words."""
-    from storlab import _native
 
     try:
         return json.loads(_native.profile_health_json(str(path), to_toml(profile)))
@@ -626,7 +619,7 @@ def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
     durable write `flush_probe` timed there (the log's flush), with caps no
     workload here reaches (the penalty is meant where storage is not the
     limit)."""
-    from storlab.calibrate import overlay
+    from storlab.calibrate import overlay, overlay_text
 
     med, p99 = flush["flush_median_us"], max(flush["flush_p99_us"], flush["flush_median_us"])
     lat = {"read_median_us": med, "read_p99_us": p99, "write_median_us": med, "write_p99_us": p99,
@@ -636,11 +629,9 @@ def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
     dev = {"id": RECORDING_DISK, "title": "the recording machine's disk (durable write measured, caps out of the way)",
            "size_gib": 1024, "read_iops": 1e6, "write_iops": 1e6, "read_mib_s": 1e5, "write_mib_s": 1e5,
            "iops": 1e6, "mib_s": 1e5}
-    text = overlay([RECORDING_DISK], lat, note, "recording-machine", dev)
-    return text + "\n".join([
-        "", "[[host]]", f'id = "{RECORDING_HOST}"', 'title = "the recording machine"', 'src = "recording-machine"',
-        'kind = "local"', f"vcpus = {int(m.get('cpus') or 1)}",
-        f"memory_gib = {max(m.get('memory_bytes', 0) / 2**30, 0.01):.2f}", ""])
+    host = {"host": [{"id": RECORDING_HOST, "title": "the recording machine", "src": "recording-machine", "kind": "local",
+                      "vcpus": int(m.get("cpus") or 1), "memory_gib": round(max(m.get("memory_bytes", 0) / 2**30, 0.01), 2)}]}
+    return overlay_text(overlay([RECORDING_DISK], lat, note, "recording-machine", dev), host)
 
 
 def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], m: dict[str, Any], *,
@@ -658,7 +649,6 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
     Returns the multipliers and the method in words."""
     import tempfile
 
-    from storlab import _native
     from storlab.catalog import read_catalog_files
 
     conc = prof["concurrency"]

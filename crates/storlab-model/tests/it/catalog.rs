@@ -72,3 +72,42 @@ layout = "raid6"
     let after = v["configs"][0]["unverified"].to_string();
     assert!(!after.contains("local/hdd/sas-15k"), "{after}");
 }
+
+#[test]
+fn a_catalog_file_written_as_toml_reads_back_as_the_same_catalog() {
+    use storlab_model::catalog::CatalogFile;
+    let file: CatalogFile = toml::from_str(&local_text()).unwrap();
+    let written = file.to_toml().unwrap();
+    let (a, b) = (with_local(&local_text()).unwrap(), with_local(&written).unwrap());
+    assert!(!file.device.is_empty());
+    for d in &file.device {
+        assert_eq!(serde_json::to_value(&a.devices[&d.id]).unwrap(), serde_json::to_value(&b.devices[&d.id]).unwrap(), "{}", d.id);
+        let lat = |c: &Catalog| c.latency_for(&d.id).map(|(l, v)| (serde_json::to_value(l).unwrap(), v));
+        assert_eq!(lat(&a), lat(&b), "{}", d.id);
+    }
+}
+
+#[test]
+fn a_written_overlay_keeps_numbers_bare_unless_they_carry_a_note() {
+    use storlab_model::catalog::CatalogFile;
+    let json = r#"{
+        "source": {"m": {"url": "this machine", "date": "2026-01-02", "status": "measured"}},
+        "device": [{"id": "local/measured/x", "title": "x", "src": "m", "kind": "local", "media": "ssd",
+                    "accounting": {"unit_kib": 1024, "merge_sequential": true},
+                    "size_gib": {"fixed": {"value": 931, "note": "measured folder's file system"}},
+                    "iops": {"rule": "fixed", "value": 1500.0},
+                    "throughput_mib_s": {"rule": "fixed", "value": 250.5},
+                    "paths": ["block"]}],
+        "latency": [{"devices": ["local/measured/x"], "src": "m", "read_median_us": 80.5, "read_p99_us": 300,
+                     "write_median_us": 20, "write_p99_us": 90}]
+    }"#;
+    let file: CatalogFile = serde_json::from_str(json).unwrap();
+    let text = file.to_toml().unwrap();
+    // 1500.0 is written as a person writes it; a number with a note keeps its table.
+    assert!(text.contains("value = 1500\n") && text.contains("value = 250.5\n"), "{text}");
+    assert!(text.contains("note = \"measured folder's file system\""), "{text}");
+    assert!(!text.contains("verified"), "{text}");
+    let cat = with_local(&format!("{}\n{text}", local_text())).unwrap();
+    let (lat, _) = cat.latency_for("local/measured/x").unwrap();
+    assert_eq!((lat.read_median_us.get(), lat.write_p99_us.get()), (80.5, 90.0));
+}
