@@ -12,9 +12,14 @@ from typing import Any
 from storlab import _native
 from storlab.calibrate import cache_suspects
 from storlab.catalog import dated_catalog, open_catalog, read_catalog_files, read_scenario
+from storlab.db.runner import bench_db
 from storlab.errors import ScenarioError, StorlabError
 from storlab.host import PROFILES, finish_record, host_info, tool_info
 from storlab.units import parse_size
+
+__all__ = ["advise", "bench_db", "bench_disk", "catalog_entry", "check_record", "emulate", "emulate_unmount", "limits",
+           "load_catalog", "measured_demand", "record_schema", "simulate", "tool_info"]
+
 
 def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """The whole catalog (devices, hosts, prices, sources, regions) as plain data."""
@@ -254,16 +259,6 @@ def bench_disk(
         "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
     out["warnings"] = out.get("warnings", []) + cache_suspects(out)
     return out
-
-
-def bench_db(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    """Runs a database workload (TPC-C, the insert storm or a workload file)
-    on SQLite, a PostgreSQL server or a cluster storlab runs itself, over a
-    sweep of virtual-user counts, and returns the run record. The arguments
-    are those of `storlab.db.runner.bench_db`."""
-    from storlab.db.runner import bench_db as run
-
-    return run(*args, **kwargs)
 
 
 def record_schema() -> dict[str, Any]:
