@@ -284,8 +284,8 @@ def emulate(
 ) -> dict[str, Any]:
     """Mounts the emulated pools of `config` (`targets`: role or None,
     backing folder, mount folder) and serves them until Ctrl-C (or a signal
-    turned into KeyboardInterrupt); returns the summary with its
-    CloudWatch-style series. `status(dict)` is called once a second."""
+    turned into KeyboardInterrupt); returns the session's run record
+    (`engine = "emulate"`) with its CloudWatch-style series. `status(dict)` is called once a second."""
     name, text = read_scenario(scenario)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)

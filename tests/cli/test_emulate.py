@@ -16,6 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run
+from storlab import api
+from storlab.report import build_html
+from storlab.report.records import from_data
 
 pytestmark = pytest.mark.needs_fuse
 
@@ -256,6 +259,12 @@ def test_the_floor_is_calibrated_through_the_mount_when_asked(tmp_path, scenario
     summary = json.loads(out)
     assert summary["floor_calibrated"] is True and summary["floor_us"] > 0
     assert not (e.backing / ".storlab-probe").exists()
+    # The summary is a run record: it reads back through the record type
+    # with its figures, and the report draws its series.
+    back = api.check_record(summary)
+    assert back["engine"] == "emulate" and back["floor_calibrated"] is True and back["config"] == summary["config"]
+    assert {s["metric"] for s in back["series"]} >= {"VolumeReadOps", "VolumeWriteOps"}
+    assert b"Time series" in build_html([from_data(summary, "emulate.json")])
     fixed = Emulator(tmp_path, scenario, "--json", name="fixed")
     cleanup.append(fixed.mount)
     assert json.loads(fixed.ready.read_text())["floor_us"] == 0

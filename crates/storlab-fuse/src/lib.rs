@@ -27,6 +27,7 @@ use storlab_model::deployment::resolve_all;
 use storlab_model::limits::primary_pool;
 use storlab_model::scenario::ScenarioFile;
 use storlab_model::{Catalog, ModelError};
+use storlab_record::{EmulateRun, Engine, RecordExtra, RunRecord};
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -133,28 +134,6 @@ pub struct Status {
     pub floor_us: f64,
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Summary {
-    pub schema_version: u32,
-    pub engine: &'static str,
-    pub scenario: String,
-    pub config: String,
-    pub elapsed_s: f64,
-    /// The round trip taken off each modelled completion (µs): given, or
-    /// the calibrated value at the end.
-    pub floor_us: f64,
-    /// Whether `floor_us` was calibrated from probe reads.
-    pub floor_calibrated: bool,
-    /// What fsyncs gave back of the round trips their files' buffered
-    /// writes took (`--ram`, volume idle), in seconds, and how many fsyncs.
-    pub fsync_given_back_s: f64,
-    pub fsyncs_given_back: u64,
-    /// Operations refused because a backing folder was full (ENOSPC,
-    /// EDQUOT), over every pool.
-    pub refused_full: u64,
-    pub series: Vec<metrics::Series>,
-}
-
 fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EmulateError {
     let what = what.into();
     move |source| EmulateError::Io { what, source }
@@ -234,7 +213,7 @@ pub fn emulate(
     opts: &Options,
     stop: &AtomicBool,
     status: &mut dyn FnMut(&Status),
-) -> Result<Summary, EmulateError> {
+) -> Result<RunRecord, EmulateError> {
     let sc = ScenarioFile::from_toml(file, text)?;
     let deps = resolve_all(cat, file, &sc)?;
     let dep = deps.into_iter().find(|d| d.name == config);
@@ -423,10 +402,10 @@ pub fn emulate(
     let end = Instant::now();
     close_period(end);
     let r = rec.lock().unwrap();
-    Ok(Summary {
-        schema_version: 1,
-        engine: "emulate",
-        scenario: file.into(),
+    let mut out = RunRecord::new(Engine::Emulate, "the I/O on the mounted volumes", 0);
+    out.scenario = Some(file.into());
+    out.series = r.series();
+    out.extra = Some(RecordExtra::Emulate(EmulateRun {
         config: config_name,
         elapsed_s: end.duration_since(start).as_secs_f64(),
         floor_us,
@@ -434,8 +413,8 @@ pub fn emulate(
         fsync_given_back_s: shared.given_back_ns.load(Ordering::Relaxed) as f64 / 1e9,
         fsyncs_given_back: shared.fsyncs_given_back.load(Ordering::Relaxed),
         refused_full: shared.live.iter().map(|l| l.refused_full.load(Ordering::Relaxed)).sum(),
-        series: r.series(),
-    })
+    }));
+    Ok(out)
 }
 
 /// Probe reads kept for the floor's mean.

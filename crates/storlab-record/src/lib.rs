@@ -161,6 +161,28 @@ pub enum RecordExtra {
     Disk(DiskRun),
     /// `simulate`: how much simulated time and how many I/Os it took.
     Sim(SimRun),
+    /// `emulate`: the emulated volume's session.
+    Emulate(EmulateRun),
+}
+
+/// An emulated volume's session, from mount to unmount.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EmulateRun {
+    /// The scenario's config whose pools were emulated.
+    pub config: String,
+    pub elapsed_s: f64,
+    /// The round trip taken off each modelled completion (µs): given, or
+    /// the calibrated value at the end.
+    pub floor_us: f64,
+    /// Whether `floor_us` was calibrated from probe reads.
+    pub floor_calibrated: bool,
+    /// What fsyncs gave back of the round trips their files' buffered
+    /// writes took (`--ram`, volume idle), in seconds, and how many fsyncs.
+    pub fsync_given_back_s: f64,
+    pub fsyncs_given_back: u64,
+    /// Operations refused because a backing folder was full (ENOSPC,
+    /// EDQUOT), over every pool.
+    pub refused_full: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

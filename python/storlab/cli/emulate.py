@@ -107,7 +107,7 @@ def emulate_cmd(
     nice: Optional[int] = typer.Option(None, "--nice", help="The emulator's scheduling priority (Linux nice, -20 to 19; default: as started, usually 0, an even share of the vCPUs with the database). -20 serves the emulated volume's I/O ahead of the database's own processes, as a cloud volume is served off the host's vCPUs; raising a priority needs root (CAP_SYS_NICE), else the emulator says so and runs as started."),
     realtime: Optional[int] = typer.Option(None, "--realtime", help="Run the emulator's threads in Linux's real-time class (SCHED_FIFO) at this priority, 1 to 99 (1 is enough: the database runs in the normal class): a request or a paced reply then takes a vCPU from the database at once, as a cloud volume's interrupt would, instead of waiting for its share. Needs root, else the emulator says so and runs as started."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write FILE once every pool is mounted (for scripts)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the summary with its series as JSON when stopped."),
+    json_out: bool = typer.Option(False, "--json", help="Print the session's run record (engine emulate, with its series) as JSON when stopped."),
     unmount: Optional[Path] = typer.Option(None, "--unmount", help="Clear an emulated volume mounted at DIR (also a stale one after a crash) and exit."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
