@@ -154,6 +154,8 @@ class DbWorkload:
     @staticmethod
     def file(name: str, text: str, *, scale: int | None = None) -> DbWorkload: ...
     def name(self) -> str: ...
+    def read_only_kinds(self) -> list[str]:
+        """The transaction types that write nothing (no commit flush)."""
 
 def db_prepare_json(
     target: DbTarget,

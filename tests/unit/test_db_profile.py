@@ -13,6 +13,8 @@ import pytest
 from storlab.db import profile
 from storlab.errors import StorlabError
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def usl(n: int, alpha: float, beta: float, lam: float = 1000.0) -> float:
     return lam * n / (1 + alpha * (n - 1) + beta * n * (n - 1))
@@ -161,17 +163,17 @@ def test_record_sweep_always_starts_at_one_user():
 
 
 def test_read_only_types():
+    # TPC-C clauses 2.6 and 2.8: Order-Status and Stock-Level write nothing.
     assert profile.read_only_types({"kind": "tpcc"}) == {"order_status", "stock_level"}
     assert profile.read_only_types({"kind": "insert"}) == set()
-    text = """name = "w"
+    # pgbench's TPC-B-like file with a read-only transaction beside its own.
+    text = (ROOT / "examples/db/tpcb-like.toml").read_text() + """
 [[transaction]]
 name = "look"
-statements = ["SELECT 1", "  select 2"]
-[[transaction]]
-name = "write"
-statements = ["SELECT 1", "UPDATE t SET x = 1"]
+weight = 1
+statements = ["SELECT abalance FROM pgbench_accounts WHERE aid = :aid", "  select 2"]
 """
-    assert profile.read_only_types({"kind": "custom", "text": text}) == {"look"}
+    assert profile.read_only_types({"kind": "custom", "file": "w.toml", "text": text}) == {"look"}
 
 
 def test_the_shipped_tpcc_profile_names_the_rows_its_transactions_contend_for():

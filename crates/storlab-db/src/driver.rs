@@ -32,6 +32,21 @@ impl Workload {
             Workload::Custom(w) => w.name.clone(),
         }
     }
+    /// The transaction types that write nothing, so the server flushes
+    /// nothing at their commit: TPC-C's Order-Status and Stock-Level; in a
+    /// workload file, a transaction whose statements are all SELECTs.
+    pub fn read_only_kinds(&self) -> Vec<String> {
+        match self {
+            Workload::Tpcc(_) => Kind::ALL.iter().filter(|k| k.read_only()).map(|k| k.name().to_string()).collect(),
+            Workload::Insert(_) => Vec::new(),
+            Workload::Custom(w) => w
+                .transactions
+                .iter()
+                .filter(|t| !t.statements.is_empty() && t.statements.iter().all(|s| s.sql.trim_start().get(..6).is_some_and(|w| w.eq_ignore_ascii_case("select"))))
+                .map(|t| t.name.clone())
+                .collect(),
+        }
+    }
     fn kinds(&self) -> Vec<String> {
         match self {
             Workload::Tpcc(_) => Kind::ALL.iter().map(|k| k.name().to_string()).collect(),

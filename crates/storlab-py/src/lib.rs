@@ -702,6 +702,11 @@ impl DbWorkload {
     fn name(&self) -> String {
         self.inner.name()
     }
+
+    /// The transaction types that write nothing (no commit flush).
+    fn read_only_kinds(&self) -> Vec<String> {
+        self.inner.read_only_kinds()
+    }
 }
 
 /// `progress(fraction)` for simulations (counter 0 holds the f64's bits).

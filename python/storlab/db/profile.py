@@ -152,32 +152,20 @@ def _stat_keys() -> tuple[str, ...]:
     return ("calls", "exec_ms", "blks_hit", "blks_read", "blks_dirtied", "blks_written", "wal_bytes", "wal_records")
 
 
-# TPC-C's read-only transactions (clauses 2.6, 2.8): no xid, so no commit flush.
-TPCC_READ_ONLY = ("order_status", "stock_level")
-
-
 def read_only_types(wspec: dict[str, Any]) -> set[str]:
-    """Transaction types that write nothing, so PostgreSQL flushes nothing at
-    their commit: TPC-C's Order-Status and Stock-Level; in a workload file,
-    a transaction whose statements are all SELECTs. Their WAL (page pruning
-    on access) is real but asks for no flush."""
-    if wspec.get("kind") == "tpcc":
-        return set(TPCC_READ_ONLY)
-    if wspec.get("kind") != "custom":
+    """Transaction types that write nothing, so the server flushes nothing
+    at their commit, as the workload's own reader (storlab-db) says: TPC-C's
+    Order-Status and Stock-Level; in a workload file, a transaction whose
+    statements are all SELECTs. Their WAL (page pruning on access) is real
+    but asks for no flush."""
+    kind = wspec.get("kind")
+    if kind == "tpcc":
+        wl = _native.DbWorkload.tpcc()
+    elif kind == "custom":
+        wl = _native.DbWorkload.file(wspec.get("file", "workload"), wspec.get("text", ""))
+    else:
         return set()
-    import tomllib
-
-    try:
-        doc = tomllib.loads(wspec.get("text", ""))
-    except tomllib.TOMLDecodeError:
-        return set()
-    out = set()
-    for i, t in enumerate(doc.get("transaction", [])):
-        stmts = t.get("statements", [])
-        stmts = [stmts] if isinstance(stmts, str) else stmts
-        if stmts and all(str(x).lstrip().lower().startswith("select") for x in stmts):
-            out.add(t.get("name", f"transaction{i + 1}"))
-    return out
+    return set(wl.read_only_kinds())
 
 
 def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:

@@ -84,6 +84,11 @@ impl Kind {
             Kind::StockLevel => "stock_level",
         }
     }
+    /// Order-Status and Stock-Level read only (clauses 2.6, 2.8): no
+    /// transaction id, so no commit flush.
+    pub fn read_only(self) -> bool {
+        matches!(self, Kind::OrderStatus | Kind::StockLevel)
+    }
     /// Keying time and mean think time in seconds (clause 5.2.5.7).
     pub fn key_think_s(self) -> (f64, f64) {
         match self {
