@@ -16,6 +16,10 @@ __all__ = [
     "db_sweep_done",
     "profile_health_json",
     "catalog_overlay_toml",
+    "cpu_penalty_fit",
+    "usl_fit",
+    "non_increasing",
+    "writeback_curve_json",
     "profile_toml",
     "parse_size_bytes",
     "parse_duration_s",
@@ -192,6 +196,18 @@ def db_sweep_done(values: list[float]) -> bool:
 def profile_health_json(file: str, text: str) -> str:
     """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.
     Raises ScenarioError for a profile the loader refuses."""
+
+def cpu_penalty_fit(vus: list[int], cpu_per_txn: list[float]) -> tuple[float, float]:
+    """alpha and beta of the CPU per transaction at N users, c(N)/c(1) = 1 + alpha(N-1) + beta N(N-1), both >= 0."""
+
+def usl_fit(vus: list[int], throughput: list[float]) -> tuple[float, float]:
+    """alpha and beta of the Universal Scalability Law from throughput X(N), both >= 0."""
+
+def non_increasing(vals: list[float]) -> list[float]:
+    """The running minimum of miss ratios, within [0, 1]."""
+
+def writeback_curve_json(samples: list[tuple[float, float, float, float]], units: float, own: float = 1.0) -> str:
+    """The write-back curve (JSON: txns_per_unit, pages_per_unit, runs_per_unit) from dirty-page samples."""
 
 def catalog_overlay_toml(entries_json: str) -> str:
     """A catalog overlay as TOML from its entries as JSON (source, device, host, price, latency), read by the catalog's types."""

@@ -847,6 +847,33 @@ fn profile_toml(py: Python<'_>, doc_json: &str) -> PyResult<String> {
     storlab_workload::profile::write_toml(doc).map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))
 }
 
+/// α and β of the CPU per transaction at N users, c(N)/c(1) = 1 + α(N−1)
+/// + βN(N−1), by least squares with α, β ≥ 0.
+#[pyfunction]
+fn cpu_penalty_fit(vus: Vec<u32>, cpu_per_txn: Vec<f64>) -> (f64, f64) {
+    storlab_workload::fit::cpu_penalty(&vus, &cpu_per_txn)
+}
+
+/// α and β of the Universal Scalability Law from throughput X(N).
+#[pyfunction]
+fn usl_fit(vus: Vec<u32>, throughput: Vec<f64>) -> (f64, f64) {
+    storlab_workload::fit::usl(&vus, &throughput)
+}
+
+/// The running minimum of miss ratios, within [0, 1].
+#[pyfunction]
+fn non_increasing(vals: Vec<f64>) -> Vec<f64> {
+    storlab_workload::fit::non_increasing(&vals)
+}
+
+/// The write-back curve (JSON) from dirty-page samples (transactions so
+/// far, dirty pages, runs, checkpoint writes) per `units` home units.
+#[pyfunction]
+#[pyo3(signature = (samples, units, own=1.0))]
+fn writeback_curve_json(samples: Vec<(f64, f64, f64, f64)>, units: f64, own: f64) -> String {
+    json(&storlab_workload::fit::writeback_curve(&samples, units, own))
+}
+
 /// A catalog overlay as TOML from its entries as JSON (`source`, `device`,
 /// `host`, `price`, `latency`, as in a catalog file), each read by the
 /// catalog's own types: a wrong or missing field is refused, naming it.
@@ -926,6 +953,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_overlay_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_penalty_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(usl_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(non_increasing, m)?)?;
+    m.add_function(wrap_pyfunction!(writeback_curve_json, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;

@@ -5,6 +5,7 @@
 
 pub mod database;
 pub mod fio;
+pub mod fit;
 pub mod groups;
 pub mod health;
 pub mod import;

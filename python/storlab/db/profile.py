@@ -83,69 +83,10 @@ def scrub(text: str) -> str:
     return re.sub(r"password\s*=\s*\S+", "password=***", text, flags=re.I)
 
 
-def usl_fit(vus: list[int], throughput: list[float]) -> tuple[float, float]:
-    """α and β of the Universal Scalability Law, C(N) = N / (1 + α(N−1) + βN(N−1)),
-    by least squares on its linear form N/C(N) − 1 = α(N−1) + βN(N−1), with
-    C(N) = X(N)/X(1) (Gunther, "Guerrilla Capacity Planning", ch. 5). α and β
-    are kept non-negative: a negative one is set to zero and the other refitted."""
-    pts = [(n, x) for n, x in zip(vus, throughput) if x > 0]
-    base = next((x for n, x in pts if n == 1), None)
-    if base is None or len(pts) < 2:
-        return 0.0, 0.0
-    return _fit_ab([(n - 1.0, n * (n - 1.0), n / (x / base) - 1.0) for n, x in pts if n > 1])
-
-
-def cpu_penalty_fit(vus: list[int], cpu_per_txn: list[float]) -> tuple[float, float]:
-    """α and β of the CPU each transaction costs at N users, in the USL's
-    form: c(N) / c(1) = 1 + α(N−1) + βN(N−1), by least squares (α, β ≥ 0).
-    This is the slow-down that the model's CPU queue does not produce by
-    itself — spinning on locks, context switches, cache-line traffic — so
-    the model can queue the inflated CPU without counting the CPUs running
-    out twice (a throughput fit on a 2-vCPU machine holds both)."""
-    pts = [(n, c) for n, c in zip(vus, cpu_per_txn) if c > 0]
-    base = next((c for n, c in pts if n == 1), None)
-    if base is None or len(pts) < 2:
-        return 0.0, 0.0
-    return _fit_ab([(n - 1.0, n * (n - 1.0), c / base - 1.0) for n, c in pts if n > 1])
-
-
-def _fit_ab(rows: list[tuple[float, float, float]]) -> tuple[float, float]:
-    """Least squares of y = α·a + β·b over rows (a, b, y), α and β kept
-    non-negative: a negative one is set to zero and the other refitted."""
-    if not rows:
-        return 0.0, 0.0
-
-    def one(col: int) -> float:
-        num = sum(r[col] * r[2] for r in rows)
-        den = sum(r[col] ** 2 for r in rows)
-        return max(0.0, num / den) if den > 0 else 0.0
-
-    saa = sum(a * a for a, _, _ in rows)
-    sbb = sum(b * b for _, b, _ in rows)
-    sab = sum(a * b for a, b, _ in rows)
-    say = sum(a * y for a, _, y in rows)
-    sby = sum(b * y for _, b, y in rows)
-    det = saa * sbb - sab * sab
-    if len(rows) >= 2 and det > 1e-12 * max(saa * sbb, 1.0):
-        alpha = (say * sbb - sby * sab) / det
-        beta = (sby * saa - say * sab) / det
-        if alpha >= 0 and beta >= 0:
-            return alpha, beta
-    # A boundary: the better of α alone and β alone.
-    a, b = one(0), one(1)
-    err_a = sum((y - a * x) ** 2 for x, _, y in rows)
-    err_b = sum((y - b * x) ** 2 for _, x, y in rows)
-    return (a, 0.0) if err_a <= err_b else (0.0, b)
-
-
-def non_increasing(vals: list[float]) -> list[float]:
-    """The running minimum: a miss ratio cannot rise with a larger cache, so
-    a point above an earlier (smaller-cache) one is noise."""
-    out, low = [], 1.0
-    for v in vals:
-        low = min(low, max(0.0, v))
-        out.append(low)
-    return out
+# The fits are storlab-workload's (`fit`): the recorder hands them its figures.
+usl_fit = _native.usl_fit
+cpu_penalty_fit = _native.cpu_penalty_fit
+non_increasing = _native.non_increasing
 
 
 def _stat_keys() -> tuple[str, ...]:
@@ -746,27 +687,9 @@ def writeback_curve(samples: list[tuple[float, float, float, float]], units: flo
                     own: float = 1.0) -> dict[str, list[float]]:
     """The write-back curve from pg_buffercache samples (transactions so
     far, dirty pages, runs, checkpoint writes), the first taken just after a
-    CHECKPOINT: per home unit, the transactions since it, the distinct dirty
-    pages and their runs — up to the first sample after a checkpoint began
-    (its writes clean pages), the sampler's own transactions (`own` a
-    sample) taken out, the pages made non-decreasing."""
-    if len(samples) < 2:
-        return {"txns_per_unit": [], "pages_per_unit": [], "runs_per_unit": []}
-    x0, d0, r0, c0 = samples[0]
-    xs: list[float] = []
-    ds: list[float] = []
-    rs: list[float] = []
-    for i, (x, d, r, c) in enumerate(samples[1:], start=1):
-        if c != c0:
-            break
-        n = (x - x0 - own * i) / units
-        if n <= (xs[-1] if xs else 0.0):
-            continue
-        pages = max((d - d0) / units, ds[-1] if ds else 0.0, 0.0)
-        xs.append(round(n, 3))
-        ds.append(round(pages, 3))
-        rs.append(round(min(max(r - r0, 0.0) / units, pages), 3))
-    return {"txns_per_unit": xs, "pages_per_unit": ds, "runs_per_unit": rs}
+    CHECKPOINT, per home unit (`storlab_workload::fit::writeback_curve`)."""
+    curve: dict[str, list[float]] = json.loads(_native.writeback_curve_json(samples, units, own))
+    return curve
 
 
 def writeback_run(managed: Any, run: Callable[[], dict[str, Any]], units: float) -> dict[str, Any] | None:
