@@ -4,16 +4,18 @@ and its resolved inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from storlab import _native
-from storlab.calibrate import cache_suspects
+from storlab import _native, emulated
+from storlab.calibrate import cache_suspects, flush_probe, machine_overlay
 from storlab.catalog import dated_catalog, open_catalog, read_catalog_files, read_scenario
 from storlab.db.runner import bench_db
 from storlab.errors import ScenarioError, StorlabError
+from storlab.files import write_atomically
 from storlab.host import PROFILES, finish_record, host_info, tool_info
 from storlab.units import parse_size
 
@@ -227,12 +229,46 @@ def bench_disk(
     interval_s: float | None = None,
     direct: bool = True,
     seed: int = 1,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
+    *,
+    emulate: str | None = None,
+    calibrate_out: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Measures a CrystalDiskMark preset (`profile`) or a fio job file (`job`)
     on a test file storlab creates inside `path` and removes afterwards.
     Returns a run record (`"engine": "measure"`), results in the same
-    columns as `simulate`'s."""
+    columns as `simulate`'s.
+
+    `emulate` ("SCENARIO:CONFIG") measures an emulated volume of that
+    deployment instead, mounted under `path` for the run (`"engine":
+    "emulate"`). `calibrate_out` writes the disk measured as a catalog
+    overlay FILE (a `local/` device with the measured caps, the QD1 latency
+    fitted and the durable write timed, and this machine as a host);
+    `inputs.calibration` says what was written, or why it was refused."""
+    spec = _disk_job(profile, job, size, runs, runtime_s, interval_s)
+    with contextlib.ExitStack() as stack:
+        where = Path(path)
+        if emulate:
+            where = stack.enter_context(emulated.mounted(emulate, where, [None]))[0]
+        rec = _measure_disk(where, spec, engine, direct, seed, progress)
+        flush = flush_probe(where) if calibrate_out is not None and not rec["interrupted"] else None
+    if emulate:
+        rec = emulated.stamp(rec, emulate)
+    if calibrate_out is not None and not rec["interrupted"]:
+        try:
+            text, summary = machine_overlay(rec, "this run", flush)
+        except ScenarioError as e:
+            # The measurement is kept; the caller says why there is no overlay.
+            rec["inputs"]["calibration"] = {"file": str(calibrate_out), "refused": str(e)}
+        else:
+            write_atomically(calibrate_out, text)
+            rec["inputs"]["calibration"] = {"file": str(calibrate_out), **summary}
+    return rec
+
+
+def _disk_job(profile: str | None, job: str | os.PathLike | None, size: str | None, runs: int | None,
+              runtime_s: float | None, interval_s: float | None) -> dict[str, Any]:
+    """`bench disk`'s arguments checked, before anything is mounted or written."""
     if profile and job:
         raise StorlabError("give --profile or --job, not both")
     if not profile and not job:
@@ -251,12 +287,16 @@ def bench_disk(
             raise StorlabError(f"{name} {v} must not be negative")
     # Without --size: presets measure a 1 GiB file, a job file its jobs' size=.
     size_bytes = parse_size(size) if size is not None else (None if job else 1 << 30)
-    record = json.loads(_native.bench_disk_json(
-        str(path), size_bytes=size_bytes, profile=profile, job_name=fio_name, job_text=fio_text, engine=engine,
-        runs=runs, runtime_s=runtime_s, interval_s=interval_s, direct=direct, seed=seed, progress=progress))
+    return {"size_bytes": size_bytes, "profile": profile, "job_name": fio_name, "job_text": fio_text,
+            "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s}
+
+
+def _measure_disk(path: Path, job: dict[str, Any], engine: str, direct: bool, seed: int,
+                  progress: Callable[[int, int], object] | None) -> dict[str, Any]:
+    record = json.loads(_native.bench_disk_json(str(path), engine=engine, direct=direct, seed=seed, progress=progress, **job))
     out = finish_record(record, host_info(path), {
-        "path": str(Path(path).resolve()), "profile": profile, "job": fio_name, "size_bytes": record["file_bytes"],
-        "ioengine": engine, "runs": runs, "runtime_s": runtime_s, "interval_s": interval_s})
+        "path": str(Path(path).resolve()), "profile": job["profile"], "job": job["job_name"], "size_bytes": record["file_bytes"],
+        "ioengine": engine, "runs": job["runs"], "runtime_s": job["runtime_s"], "interval_s": job["interval_s"]})
     out["warnings"] = out.get("warnings", []) + cache_suspects(out)
     return out
 

@@ -14,11 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from storlab import api
-from storlab.errors import DatabaseGone
+from storlab.errors import DatabaseGone, ScenarioError, StorlabError
 from storlab.export import to_json
 from storlab.export.fio import to_fio_json
 from storlab.export.simulate import together
-from storlab.files import write_atomically
 from storlab.cli.out import console, csv_text, emit, latency, one_of
 
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
@@ -81,8 +80,6 @@ def disk_cmd(
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — measure an emulated volume of that deployment (mounted under --path for the run, then removed)."),
 ) -> None:
     """Measure a disk with CrystalDiskMark presets or fio job files; records line up with `storlab simulate`."""
-    from storlab.errors import StorlabError
-
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
     one_of(json_out or output_format is not None, csv_out)
@@ -90,41 +87,21 @@ def disk_cmd(
 
     check_output(report)
     err = Console(stderr=True)
-    with contextlib.ExitStack() as stack:
-        if emulate:
-            from storlab import emulated
+    opts = dict(emulate=emulate, calibrate_out=calibrate_out)
+    if sys.stderr.isatty():
+        from rich.progress import BarColumn, Progress
 
-            path = stack.enter_context(emulated.mounted(emulate, path, [None]))[0]
-        if sys.stderr.isatty():
-            from rich.progress import BarColumn, Progress
-
-            with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
-                task = bar.add_task("bench", total=None)
-                rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
-                                     progress=lambda done, total: bar.update(task, completed=done, total=total))
-        else:
-            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered)
-        flush = None
-        if calibrate_out is not None and not rec["interrupted"]:
-            from storlab.calibrate import flush_probe
-
-            flush = flush_probe(path)
-    if emulate:
-        rec = emulated.stamp(rec, emulate)
+        with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
+            task = bar.add_task("bench", total=None)
+            rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
+                                 progress=lambda done, total: bar.update(task, completed=done, total=total), **opts)
+    else:
+        rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered, **opts)
     for w in rec["warnings"]:
         err.print(f"warning: {w}", style="yellow", soft_wrap=True, markup=False, highlight=False)
-    overlay_error = None
-    if calibrate_out is not None and not rec["interrupted"]:
-        from storlab.calibrate import machine_overlay
-        from storlab.errors import ScenarioError
-
-        try:
-            text, summary = machine_overlay(rec, "this run", flush)
-        except ScenarioError as e:
-            overlay_error = e  # raised once the results are printed: the measurement is not lost
-        else:
-            write_atomically(calibrate_out, text)
-            err.print(f"{summary['device']} and {summary['host']} → {calibrate_out} (load it with --catalog)")
+    calibration = rec["inputs"].get("calibration") or {}
+    if calibration.get("device"):
+        err.print(f"{calibration['device']} and {calibration['host']} → {calibrate_out} (load it with --catalog)")
     if report is not None:
         from storlab.cli.report import write_report_of
 
@@ -138,8 +115,9 @@ def disk_cmd(
     else:
         console().print(_table(rec))
         console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
-    if overlay_error is not None:
-        raise overlay_error
+    if calibration.get("refused"):
+        # Raised once the results are printed: the measurement is not lost.
+        raise ScenarioError(calibration["refused"])
     if rec["interrupted"]:
         err.print("interrupted: the results above are what was measured; the test file was removed", style="yellow")
         raise typer.Exit(130)
@@ -247,8 +225,6 @@ def db_cmd(
     check_output(report)
     check_output(hammerdb_json, "--hammerdb-json")
     if hammerdb_json is not None and workload != "tpcc":
-        from storlab.errors import StorlabError
-
         raise StorlabError(f"--hammerdb-json: HammerDB's result file describes a TPROC-C run — --workload {workload} is not TPC-C; use --workload tpcc")
     err = Console(stderr=True)
     line = _Line(err) if sys.stderr.isatty() else None
@@ -259,8 +235,6 @@ def db_cmd(
         with contextlib.ExitStack() as stack:
             if emulate:
                 from storlab import emulated
-                from storlab.errors import StorlabError
-
                 if dir is None:
                     raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
                 # PostgreSQL's WAL goes to the config's log pool when it has one
@@ -346,8 +320,6 @@ def import_cmd(
     primary key and an index on a PostgreSQL storlab runs itself; WAL, table
     and index bytes per input byte and the server's CPU per MiB."""
     from storlab.db import import_profile
-    from storlab.errors import StorlabError
-
     if size_mib < 1:
         raise StorlabError(f"--size-mib {size_mib} — nearest valid value 1")
     if profile_out.suffix != ".toml" or not profile_out.parent.is_dir():
