@@ -88,12 +88,12 @@ pub trait Backend: Send {
     /// Prepares a statement once for this connection.
     fn prepare<'a>(&'a mut self, sql: &'a Sql) -> BoxFuture<'a, std::result::Result<Stmt, String>>;
     /// Runs statements; an error rolls back whatever transaction is open.
-    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome>;
-    /// `transaction`, also returning the first column of the last
-    /// statement's first row (PostgreSQL; SQLite's routines return none).
-    fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
-        Box::pin(async move { (self.transaction(tx).await, None) })
+    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
+        Box::pin(async move { self.transaction_value(tx).await.0 })
     }
+    /// `transaction`, also returning the first column of the last
+    /// statement's first row (none from SQLite's routines).
+    fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)>;
     /// Runs schema SQL (several statements allowed), outside any transaction.
     fn batch<'a>(&'a mut self, sql: &'a str) -> BoxFuture<'a, std::result::Result<(), String>>;
     /// The first column of the first row of a query, as text.
@@ -191,10 +191,6 @@ impl Backend for PgBackend {
         })
     }
 
-    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
-        Box::pin(async move { self.transaction_value(tx).await.0 })
-    }
-
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
             match self.run(&tx).await {
@@ -273,7 +269,7 @@ impl Backend for SqliteBackend {
         })
     }
 
-    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
+    fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
             let stmts = self.stmts.clone();
             let begin = match tx.begin {
@@ -281,7 +277,7 @@ impl Backend for SqliteBackend {
                 Begin::Read => Some("BEGIN"),
                 Begin::Write => Some("BEGIN IMMEDIATE"),
             };
-            sqlite_io::on_pool(&mut self.conn, move |c| {
+            let out = sqlite_io::on_pool(&mut self.conn, move |c| {
                 sqlite_io::txn(c, begin, tx.commit, |c| {
                     for (st, params) in &tx.steps {
                         match &stmts[st.0] {
@@ -301,7 +297,8 @@ impl Backend for SqliteBackend {
                 })
             })
             .await
-            .unwrap_or_else(|e| Outcome::Lost(e.to_string()))
+            .unwrap_or_else(|e| Outcome::Lost(e.to_string()));
+            (out, None)
         })
     }
 

@@ -238,10 +238,6 @@ impl Backend for MyBackend {
         })
     }
 
-    fn transaction(&mut self, tx: Txn) -> BoxFuture<'_, Outcome> {
-        Box::pin(async move { self.transaction_value(tx).await.0 })
-    }
-
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
             match self.run(&tx).await {

@@ -15,14 +15,14 @@
 //! The load ends when the last byte is written. Every I/O goes through the
 //! same pacers as the database model's, so buckets drain the same way.
 
-use crate::db::{pool_for, DbPoolResult, Path, PoolIo};
+use crate::db::{pool_for, pool_results, DbPoolResult, Path, PoolIo};
 use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
 use crate::queue::EventQueue;
 use std::collections::HashMap;
 use storlab_model::deployment::Deployment;
-use storlab_model::pacing::{PacerId, Secs};
+use storlab_model::pacing::Secs;
 use storlab_model::resources::IoClass;
 use storlab_model::scenario::Role;
 use storlab_stats::{Histogram, LatencySummary};
@@ -188,20 +188,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let w = now.max(1e-9);
     let cpu_utilization = (cpu_busy / (w * vcpus as f64)).min(1.0);
     let stream_cpu = (cpu_busy / (w * s as f64)).min(1.0);
-    let busy = |id: PacerId| {
-        let pc = st.pacers.get(id);
-        ((pc.at_peak_s + pc.at_base_s) / w).min(1.0)
-    };
-    let pools: Vec<DbPoolResult> = dep
-        .pools
-        .iter()
-        .enumerate()
-        .map(|(i, pool)| {
-            let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
-            pool_ios[i].result(pool.role.name(), w, utilization)
-        })
-        .collect();
-    let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let (pools, top) = pool_results(dep, &st, &labels, &pool_ios, w);
     let pl = |n: usize| if n == 1 { "" } else { "s" };
     let binding = match top {
         _ if stream_cpu >= 0.9 => format!("CPU: {s} COPY stream{}, each on one vCPU at {:.0} % (a COPY runs on one core; {vcpus} vCPUs)", pl(s), 100.0 * stream_cpu),

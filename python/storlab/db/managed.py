@@ -158,6 +158,7 @@ class ManagedServer:
     keep: bool
     max_connections: int
     settings: dict[str, str]
+    base: Path
     server_pid: int | None
     _touched: bool
     _created_base: bool
@@ -174,6 +175,20 @@ class ManagedServer:
             raise DatabaseError(f"max_connections {max_connections!r} — give a whole number of at least 1, e.g. 100")
         self.max_connections = max_connections
         self.settings = {str(k): str(v) for k, v in (settings or {}).items()}
+
+    def _check_reusable(self) -> None:
+        """Refuses an earlier run's folder that is not this engine's."""
+        raise NotImplementedError
+
+    def _make_base(self) -> bool:
+        """The server's own folder: an earlier run's, checked to be reusable
+        (True), or made now (False)."""
+        if self.base.exists():
+            self._check_reusable()
+            return True
+        self.base.mkdir(mode=0o700)
+        self._created_base = True
+        return False
 
     def __enter__(self) -> Self:
         self.start()
@@ -462,12 +477,7 @@ class ManagedPostgres(ManagedServer):
                         d.chmod(0o755)
                         if d == top:
                             break
-            reuse = self.base.exists()
-            if reuse:
-                self._check_reusable()
-            else:
-                self.base.mkdir(mode=0o700)
-                self._created_base = True
+            reuse = self._make_base()
             sock = self.base / "sock"
             if len(os.fsencode(str(sock / f".s.PGSQL.{PORT}"))) < _SOCKET_MAX:
                 sock.mkdir(mode=0o700, exist_ok=True)

@@ -285,12 +285,8 @@ class ManagedMariadb(ManagedServer):
     def _prepare_dirs(self) -> bool:
         try:
             self._make_dir()
-            reuse = self.base.exists()
-            if reuse:
-                self._check_reusable()
-            else:
-                self.base.mkdir(mode=0o700)
-                self._created_base = True
+            reuse = self._make_base()
+            if not reuse:
                 self.data_dir.mkdir(mode=0o700)
             if len(os.fsencode(str(self.socket_path))) >= _SOCKET_MAX:
                 self._tmp_socket = Path(tempfile.mkdtemp(prefix="storlab-mariadb-"))

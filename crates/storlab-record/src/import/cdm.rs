@@ -145,12 +145,7 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             continue;
         }
         if let Some(c) = line_7_8().captures(l) {
-            let dir = section.ok_or_else(|| ImportError::Line {
-                file: file.into(),
-                line: n,
-                field: "section".into(),
-                message: "a result line before any [Read], [Write] or [Mix] heading".into(),
-            })?;
+            let dir = under_heading(file, n, section)?;
             let size: u64 = c[2].parse().unwrap_or(0);
             let block = size * if c[3].starts_with('M') { 1 << 20 } else { 1 << 10 };
             rows.push(Row {
@@ -165,12 +160,7 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             continue;
         }
         if let Some(c) = line_compact().captures(l) {
-            let dir = section.ok_or_else(|| ImportError::Line {
-                file: file.into(),
-                line: n,
-                field: "section".into(),
-                message: "a result line before any [Read], [Write] or [Mix] heading".into(),
-            })?;
+            let dir = under_heading(file, n, section)?;
             let size: u64 = c[2].parse().unwrap_or(0);
             rows.push(Row {
                 line: n,
@@ -304,6 +294,16 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
         });
     }
     Ok(rec)
+}
+
+/// The heading a result line stands under; none is an error naming the line.
+fn under_heading(file: &str, line: usize, section: Option<Dir>) -> Result<Dir, ImportError> {
+    section.ok_or_else(|| ImportError::Line {
+        file: file.into(),
+        line,
+        field: "section".into(),
+        message: "a result line before any [Read], [Write] or [Mix] heading".into(),
+    })
 }
 
 /// Bandwidth (B/s), IOPS and mean latency (µs) of a line, each where given.

@@ -518,6 +518,33 @@ pub(crate) fn limit_words(dep: &Deployment, st: &DeploymentState, busy: f64, id:
     }
 }
 
+/// Each pool's I/O over a window of `w` seconds with its busiest limit's
+/// share of the window, and the busiest limit of all (busy share, pacer,
+/// what it is).
+pub(crate) fn pool_results<'r>(
+    dep: &Deployment,
+    st: &DeploymentState,
+    labels: &'r HashMap<PacerId, Resource>,
+    pool_ios: &[PoolIo],
+    w: f64,
+) -> (Vec<DbPoolResult>, Option<(f64, PacerId, &'r Resource)>) {
+    let busy = |id: PacerId| {
+        let pc = st.pacers.get(id);
+        ((pc.at_peak_s + pc.at_base_s) / w).min(1.0)
+    };
+    let pools = dep
+        .pools
+        .iter()
+        .enumerate()
+        .map(|(i, pool)| {
+            let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
+            pool_ios[i].result(pool.role.name(), w, utilization)
+        })
+        .collect();
+    let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    (pools, top)
+}
+
 /// Whole count of a fractional mean: floor, plus one with the remainder's probability.
 fn draw_count(mean: f64, rng: &mut Rng) -> u32 {
     let f = mean.floor();

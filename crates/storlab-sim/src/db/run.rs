@@ -743,20 +743,7 @@ impl<'a> DbRun<'a> {
         let total: u64 = counts.iter().sum();
         let tpm = total as f64 * 60.0 / w;
         let cpu_utilization = self.cpu_busy / (w * vcpus as f64);
-        let busy = |id: PacerId| {
-            let pc = st.pacers.get(id);
-            ((pc.at_peak_s + pc.at_base_s) / w).min(1.0)
-        };
-        let pools = dep
-            .pools
-            .iter()
-            .enumerate()
-            .map(|(i, pool)| {
-                let utilization = labels.iter().filter(|(_, r)| r.id.pool() == Some(i as u32)).map(|(&id, _)| busy(id)).fold(0.0, f64::max);
-                pool_ios[i].result(pool.role.name(), w, utilization)
-            })
-            .collect();
-        let top = labels.iter().map(|(&id, r)| (busy(id), id, r)).max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+        let (pools, top) = pool_results(dep, &st, &labels, &pool_ios, w);
         let flushes = self.flushes;
         let commits_per_flush = if flushes > 0 { self.flushed_commits as f64 / flushes as f64 } else { 0.0 };
         let flush_s = if flushes > 0 { self.flush_time / flushes as f64 } else { 0.0 };
