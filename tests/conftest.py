@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,6 +16,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+SCENARIOS = ROOT / "tests" / "data" / "scenarios"
+
+
+def shared_scenario(name: str, duration_s: float | None = None) -> str:
+    """A scenario of tests/data/scenarios (the Rust tests read them too),
+    with another `[workload] duration_s` where given."""
+    text = (SCENARIOS / f"{name}.toml").read_text()
+    if duration_s is not None:
+        text, n = re.subn(r"(?m)^duration_s = .*$", f"duration_s = {duration_s:g}", text, count=1)
+        assert n == 1, name
+    return text
 
 # A database scenario (`[workload.database]`) for the tests of the database
 # model: TPC-C at a scale and VU counts, 1 s + 10 s windows, on `configs`

@@ -6,30 +6,9 @@ from __future__ import annotations
 
 import json
 
-GP2_100 = """
-[workload]
-duration_s = 1200
-[[workload.jobs]]
-rw = "randread"
-bs = "4k"
-iodepth = 64
+from conftest import shared_scenario
 
-[configs.gp2]
-host = "aws/ec2/r5b.24xlarge"
-[[configs.gp2.pools]]
-device = "aws/ebs/gp2"
-size_gib = 100
-
-[[alarms]]
-name = "burst-below-half"
-metric = "BurstBalance"
-statistic = "Average"
-period_s = 60
-threshold = 50
-comparison = "LessThanThreshold"
-evaluation_periods = 2
-datapoints_to_alarm = 2
-"""
+GP2_100 = shared_scenario("gp2-100-burst-alarm")
 
 
 def test_gp2_burst_balance_alarm_goes_off_at_minute_18(storlab, scenario):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from conftest import db_scenario
 from storlab.cli import app
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "import"
@@ -185,24 +186,7 @@ def test_hammerdb_sysbench_pgbench_cloudwatch_tables():
     assert "VolumeReadOps" in cw.stdout and "BurstBalance" in cw.stdout and "300 s" in cw.stdout
 
 
-DB_SCENARIO = """
-[workload.database]
-profile = "tpcc-postgresql"
-scale = 10
-vus = [1, 2]
-rampup_s = 1
-duration_s = 10
-[configs.gp3]
-host = "aws/ec2/r5.large"
-[[configs.gp3.pools]]
-role = "data"
-device = "aws/ebs/gp3"
-size_gib = 100
-[[configs.gp3.pools]]
-role = "log"
-device = "aws/ebs/gp3"
-size_gib = 50
-"""
+DB_SCENARIO = db_scenario()
 
 
 def validate_job_report(doc: dict) -> None:

@@ -10,26 +10,11 @@ import json
 
 import pytest
 
-from conftest import EXAMPLES
-
-GP2 = """
-[workload]
-duration_s = {duration}
-[[workload.jobs]]
-rw = "randwrite"
-bs = "16k"
-iodepth = 64
-
-[configs.gp2]
-host = "aws/ec2/r5b.24xlarge"
-[[configs.gp2.pools]]
-device = "aws/ebs/gp2"
-size_gib = 400
-"""
+from conftest import EXAMPLES, shared_scenario
 
 
 def test_run_record_follows_the_design_contract(storlab, scenario):
-    r = storlab("simulate", str(scenario(GP2.format(duration=600))), "--json")
+    r = storlab("simulate", str(scenario(shared_scenario("gp2-400-randwrite", 600))), "--json")
     assert r.returncode == 0, r.stderr
     rec = json.loads(r.stdout)
     assert rec["schema_version"] == 1 and rec["engine"] == "simulate"
@@ -56,7 +41,7 @@ def test_a_job_whose_bucket_empties_shows_before_and_after(storlab, scenario):
     # gp2 400 GiB: 5.4 M credits at 3,000 − 1,200 = 1,800 a second, empty at
     # 3,000 s = 00:50; the job runs 6,000 s = 01:40. Before: 3,000 IOPS;
     # after: the 3 × 400 = 1,200 IOPS baseline.
-    path = str(scenario(GP2.format(duration=6000)))
+    path = str(scenario(shared_scenario("gp2-400-randwrite", 6000)))
     rec = json.loads(storlab("simulate", path, "--json").stdout)
     before, after = rec["results"][0]["phases"]
     assert before["from_s"] == 0 and after["to_s"] == 6000
@@ -76,7 +61,7 @@ def test_a_job_whose_bucket_empties_shows_before_and_after(storlab, scenario):
 
 
 def test_gp2_burst_balance_over_time(storlab, scenario):
-    rec = json.loads(storlab("simulate", str(scenario(GP2.format(duration=4200))), "--json").stdout)
+    rec = json.loads(storlab("simulate", str(scenario(shared_scenario("gp2-400-randwrite", 4200))), "--json").stdout)
     bal = next(s for s in rec["series"] if s["metric"] == "BurstBalance")
     ops = next(s for s in rec["series"] if s["metric"] == "VolumeWriteOps")
     # 5.4 M credits at 3,000 − 1,200 = 1,800 a second: empty at 3,000 s.
@@ -94,7 +79,7 @@ def test_same_scenario_and_seed_give_byte_identical_json(storlab):
 
 
 def test_csv_and_cloudwatch_exports(storlab, scenario, tmp_path):
-    p = scenario(GP2.format(duration=180))
+    p = scenario(shared_scenario("gp2-400-randwrite", 180))
     r = storlab("simulate", str(p), "--csv")
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert rows[0]["job"] == "RND16K-Q64T1-write" and float(rows[0]["iops"]) > 2900

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import shared_scenario
 from handmade import TOOL, db_sweep, disk, simulated_db
 from storlab.report import build_html, summary_rows
 from storlab.report.charts import all_charts, derived, tipping_points
@@ -159,28 +160,7 @@ def test_one_record_keeps_one_axis():
     assert "grid" not in ch.figure["layout"] and {t["xaxis"] for t in ch.figure["data"]} == {"x"}
 
 
-GP2_ALARM = """
-[workload]
-duration_s = 1200
-[[workload.jobs]]
-rw = "randread"
-bs = "4k"
-iodepth = 64
-
-[configs.gp2]
-host = "aws/ec2/r5b.24xlarge"
-[[configs.gp2.pools]]
-device = "aws/ebs/gp2"
-size_gib = 100
-
-[[alarms]]
-name = "burst-below-half"
-metric = "BurstBalance"
-period_s = 60
-threshold = 50
-comparison = "LessThanThreshold"
-evaluation_periods = 2
-"""
+GP2_ALARM = shared_scenario("gp2-100-burst-alarm")
 
 
 def test_a_simulated_alarm_threshold_is_drawn_on_its_metrics_chart(tmp_path):

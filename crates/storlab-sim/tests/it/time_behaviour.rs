@@ -8,20 +8,7 @@ use crate::common;
 #[test]
 fn gp2_400gib_bursts_3000s_then_runs_at_baseline() {
     let cat = common::catalog();
-    let text = r#"
-[workload]
-duration_s = 6000
-[[workload.jobs]]
-rw = "randwrite"
-bs = "16k"
-iodepth = 64
-
-[configs.gp2]
-host = "aws/ec2/r5b.24xlarge"
-[[configs.gp2.pools]]
-device = "aws/ebs/gp2"
-size_gib = 400
-"#;
+    let text = include_str!("../../../../tests/data/scenarios/gp2-400-randwrite.toml");
     let rec = common::simulate(&cat, text);
     let s = |m: &str| rec.series.iter().find(|s| s.metric == m && s.resource == "pool all").unwrap_or_else(|| panic!("{m}"));
     let ops = s("VolumeWriteOps");
