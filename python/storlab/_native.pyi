@@ -47,6 +47,9 @@ class Catalog:
         """Every device, host, price and source, with the file each came from."""
     def latency_json(self, id: str) -> str | None:
         """The latency figures the model uses for a device, µs, as JSON; None if it has none."""
+    def penalty_fit_json(self, scenario_name: str, scenario_text: str, scenario_dir: str, throughput: list[float], *,
+                         profiles_dir: str | None = None) -> str:
+        """A recording's concurrency penalty fitted on the scenario's first config. Raises ScenarioError."""
     def entry_json(self, id: str) -> str:
         """One device or host with its prices and sources. Raises ScenarioError for an unknown id."""
     def limits_json(self, scenario_name: str, scenario_text: str) -> str:

@@ -269,6 +269,27 @@ impl Catalog {
         Some(serde_json::Value::Object(out).to_string())
     }
 
+    /// A recording's concurrency penalty: the scenario's profile on its
+    /// first config (the recording machine), fitted to `throughput` at the
+    /// profile's recorded counts (`storlab_sim::database::fit_penalty`).
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, throughput, *, profiles_dir=None))]
+    fn penalty_fit_json(
+        &self,
+        py: Python<'_>,
+        scenario_name: &str,
+        scenario_text: &str,
+        scenario_dir: &str,
+        throughput: Vec<f64>,
+        profiles_dir: Option<String>,
+    ) -> PyResult<String> {
+        let profiles = std::path::PathBuf::from(profiles_dir.unwrap_or_default());
+        let cat = &self.inner;
+        let fit = py
+            .allow_threads(|| storlab_sim::database::fit_penalty(cat, scenario_name, scenario_text, std::path::Path::new(scenario_dir), &profiles, &throughput))
+            .map_err(|e| e.to_py(py))?;
+        Ok(json(&fit))
+    }
+
     /// One device or host with its prices and the sources its numbers cite.
     fn entry_json(&self, py: Python<'_>, id: &str) -> PyResult<String> {
         let cat = &self.inner;

@@ -10,7 +10,7 @@
 //! `log`, else `all`, else the data pool (said under `warnings`). The
 //! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
 
-use crate::db::{run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
+use crate::db::{run_db, run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
 use crate::SimError;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
@@ -288,19 +288,11 @@ pub fn simulate_database(
         Vus::Auto { .. } => (0..deps.len()).map(|ci| (ci, steps_planned.clone())).collect(),
     };
     let auto = matches!(db.vus, Vus::Auto { .. });
-    let params = |ci: usize, vus: u32| DbParams {
-        scale: db.scale,
-        vus,
-        rampup_s: db.rampup_s,
-        duration_s: db.duration_s,
-        seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
-        db_memory_bytes: pools[ci].as_ref().map(|p| p.0).or(db_memory),
-        period_s: period,
-        think_time_s: db.think_time_ms / 1e3,
-        usl: db.usl,
-        random_homes: db.random_homes,
-        writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
-        steady: overrides.steady_state.unwrap_or(db.steady_state),
+    let params = |ci: usize, vus: u32| {
+        let mut p = db_params(&db, ci, vus, pools[ci].as_ref().map(|p| p.0).or(db_memory));
+        p.period_s = period;
+        p.steady = overrides.steady_state.unwrap_or(db.steady_state);
+        p
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let done: Vec<std::sync::atomic::AtomicU64> = units.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
@@ -489,6 +481,99 @@ pub fn simulate_database(
 }
 
 /// The basis of the profile machine's CPU speed figure, where it has one.
+/// The model's parameters for `vus` users of the workload on the `ci`th
+/// config, whose database cache is `db_memory_bytes` (None: the host's
+/// share); each config and count has a seed of its own.
+pub fn db_params(db: &Database, ci: usize, vus: u32, db_memory_bytes: Option<f64>) -> DbParams {
+    DbParams {
+        scale: db.scale,
+        vus,
+        rampup_s: db.rampup_s,
+        duration_s: db.duration_s,
+        seed: db.seed ^ ((ci as u64) << 32) ^ u64::from(vus).wrapping_mul(0x9E37_79B9),
+        db_memory_bytes,
+        period_s: db.period_s,
+        think_time_s: db.think_time_ms / 1e3,
+        usl: db.usl,
+        random_homes: db.random_homes,
+        writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
+        steady: db.steady_state,
+    }
+}
+
+/// The bounds of the recorder's penalty fit: a multiplier the model needs
+/// outside them is held at the bound.
+pub const PENALTY_RANGE: (f64, f64) = (0.25, 8.0);
+/// How close the model's throughput must come to the recorded one.
+pub const PENALTY_TOLERANCE: f64 = 0.005;
+
+/// The concurrency penalty a recording fits: at each recorded count N, the
+/// CPU-demand multiplier with which the model reproduces the recorded
+/// transactions per second X(N), within `PENALTY_TOLERANCE`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PenaltyFit {
+    pub vus: Vec<u32>,
+    pub penalty: Vec<f64>,
+    /// The counts held at a bound of `PENALTY_RANGE`.
+    pub clipped: Vec<u32>,
+    pub bounds: [f64; 2],
+    pub tolerance: f64,
+}
+
+/// Fits the penalty of the scenario's profile (its `[workload.database]`)
+/// on its first config, the recording machine, to `throughput` (X(N) at the
+/// profile's recorded counts), by geometric bisection per count: the same
+/// model runs as `simulate`, with every count's multiplier set to the one
+/// tried.
+pub fn fit_penalty(cat: &Catalog, file: &str, text: &str, dir: &Path, profiles_dir: &Path, throughput: &[f64]) -> Result<PenaltyFit, SimError> {
+    let sc = ScenarioFile::from_toml(file, text)?;
+    let deps = resolve_all(cat, file, &sc)?;
+    let empty = toml::Table::new();
+    let mut db = storlab_workload::database::from_table(file, dir, profiles_dir, sc.workload.as_ref().unwrap_or(&empty))?;
+    let Some(dep) = deps.first() else { return Err(SimError::Override { file: file.into(), what: "configs".into(), message: "no config to fit the penalty on".into() }) };
+    let mut unverified = Vec::new();
+    let lats = dep.pools.iter().map(|pool| crate::latencies(cat, dep, pool, &mut unverified)).collect::<Result<Vec<_>, _>>()?;
+    let memory = crate::writepath::buffer_pool_bytes(dep, &db.profile).map(|p| p.0).or(db.db_memory_gib.map(|g| g * (1u64 << 30) as f64));
+    let vus: Vec<u32> = db.profile.concurrency.vus.iter().map(|&v| v.round() as u32).collect();
+    let mut model = |n: u32, mult: f64| -> f64 {
+        db.profile.concurrency.penalty = vec![mult; vus.len()];
+        run_db(dep, &db.profile, &db_params(&db, 0, n, memory), &lats).tpm / 60.0
+    };
+    let (lo0, hi0) = PENALTY_RANGE;
+    let (mut penalty, mut clipped) = (Vec::new(), Vec::new());
+    for (&n, &x) in vus.iter().zip(throughput) {
+        if !(x > 0.0) {
+            penalty.push(1.0);
+            continue;
+        }
+        if model(n, lo0) < x {
+            penalty.push(lo0);
+            clipped.push(n);
+            continue;
+        }
+        if model(n, hi0) > x {
+            penalty.push(hi0);
+            clipped.push(n);
+            continue;
+        }
+        let (mut lo, mut hi, mut mid) = (lo0, hi0, lo0);
+        for _ in 0..40 {
+            mid = (lo * hi).sqrt();
+            let got = model(n, mid);
+            if (got / x - 1.0).abs() <= PENALTY_TOLERANCE {
+                break;
+            }
+            if got > x {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        penalty.push((mid * 1e4).round() / 1e4);
+    }
+    Ok(PenaltyFit { vus, penalty, clipped, bounds: [lo0, hi0], tolerance: PENALTY_TOLERANCE })
+}
+
 fn profile_speed_basis(p: &storlab_workload::profile::Profile) -> Option<&str> {
     p.provenance.get("machine")?.as_table()?.get("cpu_speed_basis")?.as_str()
 }

@@ -534,8 +534,6 @@ def flush_cpu(concurrency: dict[str, Any], cpu_sync_off: float) -> float:
 
 RECORDING_HOST = "local/recording/host"
 RECORDING_DISK = "local/recording/disk"
-PENALTY_RANGE = (0.25, 8.0)
-PENALTY_TOLERANCE = 0.005
 # Simulated warm-up and window of each model run the penalty's bisection
 # makes: long enough that the count's mean settles within the tolerance.
 PENALTY_RAMPUP_S = 3.0
@@ -564,7 +562,7 @@ def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
 
 
 def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], m: dict[str, Any], *,
-                                 rampup_s: float, duration_s: float) -> tuple[list[float], str]:
+                                 rampup_s: float, duration_s: float) -> tuple[list[float], str, list[float]]:
     """The concurrency penalty from the recorded throughput: at each
     recorded count N, the CPU-demand multiplier with which the model — on
     the recording machine (`recording_overlay`), at the recorded scale —
@@ -573,9 +571,10 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
     explain part of the fall from N × X(1); the multiplier is the rest: the
     CPU per transaction growing with N, a vCPU left idle while a woken
     backend waits for the other, wake-ups. Bounds 0.25–8: a count the model
-    cannot reach within them keeps the bound, and the method says so.
+    cannot reach within them keeps the bound, and the method says so. The
+    bisection is the simulator's (`storlab_sim::database::fit_penalty`).
 
-    Returns the multipliers and the method in words."""
+    Returns the multipliers, the method in words and the bounds."""
     import tempfile
 
     from storlab.catalog import read_catalog_files
@@ -584,64 +583,35 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
     vus, thr = conc["vus"], conc["throughput"]
     cat = _native.Catalog(read_catalog_files() + [("recording-machine.toml", recording_overlay(flush, m))])
     scale = float(prof["provenance"].get("scale") or 1.0)
-    out: list[float] = []
-    clipped: list[int] = []
     with tempfile.TemporaryDirectory(prefix="storlab-penalty-") as tmp:
         pfile = Path(tmp) / "profile.toml"
-
-        def model(n: int, mult: float) -> float:
-            """Transactions per second."""
-            trial = {**prof, "concurrency": {**conc, "penalty": [mult] * len(vus)}}
-            pfile.write_text(to_toml(trial), encoding="utf-8")
-            scen = (f'title = "penalty"\n[workload.database]\nprofile = {json.dumps(str(pfile))}\nscale = {scale}\n'
-                    f"vus = [{n}]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\naccept_suspect = true\n"
-                    f'[configs.recording]\nhost = "{RECORDING_HOST}"\n[[configs.recording.pools]]\n'
-                    f'role = "all"\ndevice = "{RECORDING_DISK}"\n')
-            rec = json.loads(cat.simulate_json(str(Path(tmp) / "penalty.toml"), scen, tmp))
-            job = rec["results"][0]
-            return float(job["tpm"]) / 60.0
-
-        def multiplier(n: int, x: float) -> tuple[float, bool]:
-            """The multiplier at n users (geometric bisection); True where clipped."""
-            lo, hi = PENALTY_RANGE
-            if model(n, lo) < x:
-                return lo, True
-            if model(n, hi) > x:
-                return hi, True
-            mid = lo
-            for _ in range(40):
-                mid = math.sqrt(lo * hi)
-                got = model(n, mid)
-                if abs(got / x - 1.0) <= PENALTY_TOLERANCE:
-                    break
-                lo, hi = (mid, hi) if got > x else (lo, mid)
-            return round(mid, 4), False
-
-        for n, x in zip(vus, thr):
-            mult, clip = (1.0, False) if x <= 0 else multiplier(n, x)
-            out.append(mult)
-            if clip:
-                clipped.append(n)
+        pfile.write_text(to_toml(prof), encoding="utf-8")
+        scen = (f'title = "penalty"\n[workload.database]\nprofile = {json.dumps(str(pfile))}\nscale = {scale}\n'
+                f"vus = [1]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\n"
+                f'[configs.recording]\nhost = "{RECORDING_HOST}"\n[[configs.recording.pools]]\n'
+                f'role = "all"\ndevice = "{RECORDING_DISK}"\n')
+        fit = json.loads(cat.penalty_fit_json(str(Path(tmp) / "penalty.toml"), scen, tmp, [float(x) for x in thr]))
+    out, clipped = fit["penalty"], fit["clipped"]
+    lo, hi = fit["bounds"]
     method = (f"the CPU-demand multiplier at each recorded count with which the model on the recording machine "
               f"({m.get('cpus')} vCPUs; its durable write {flush['flush_median_us']:.0f} µs median, timed where the "
               f"cluster ran; scale {scale:g}; {rampup_s:g} s + {duration_s:g} s simulated) reproduces the recorded "
-              f"transactions per second within ±{PENALTY_TOLERANCE:.1%}")
+              f"transactions per second within ±{fit['tolerance']:.1%}")
     if clipped:
-        method += f"; held at the bounds {PENALTY_RANGE[0]}–{PENALTY_RANGE[1]} at {', '.join(map(str, clipped))} users"
+        method += f"; held at the bounds {lo}–{hi} at {', '.join(map(str, clipped))} users"
     below = [str(n) for n, f in zip(vus, out) if n > 1 and f < 0.9]
     if below:
         method += (f"; below 0.9 at {', '.join(below)} users: the recording ran faster there than the model's "
                    "one-user figures allow, so there the factor corrects the model rather than adding CPU")
-    return out, method
+    return out, method, [lo, hi]
 
 
 def set_penalty(prof: dict[str, Any], flush: dict[str, float]) -> None:
     """`penalty_on_recording_machine` into the profile: the penalty and the method."""
     conc = prof["concurrency"]
-    conc["penalty"], conc["penalty_method"] = penalty_on_recording_machine(
+    # A value at a bound is where the fit stopped: the health check reads the bounds.
+    conc["penalty"], conc["penalty_method"], conc["penalty_bounds"] = penalty_on_recording_machine(
         prof, flush, machine(), rampup_s=PENALTY_RAMPUP_S, duration_s=PENALTY_DURATION_S)
-    # A value at a bound is where the fit stopped: the health check reads them.
-    conc["penalty_bounds"] = list(PENALTY_RANGE)
 
 
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],

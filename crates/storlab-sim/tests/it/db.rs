@@ -791,3 +791,52 @@ fn the_rows_are_in_when_the_stretches_rates_add_up_to_them() {
     assert_eq!(finish_time(1000.0, &[(100.0, 5.0), (200.0, 0.0)]), None);
     assert_eq!(finish_time(1000.0, &[(f64::INFINITY, 2.0)]), Some(500.0));
 }
+
+/// The recorder's penalty fit, run backwards: the shipped TPC-C profile
+/// with every count's CPU multiplier at 1.7 makes X(N) on a 2-vCPU
+/// r5.large; fitted to those X(N), it finds 1.7 again, within 5 %. The
+/// bisection stops once the model's throughput is within ±0.5 % of X(N);
+/// the multiplier scales only the transactions' own CPU (not the flush's,
+/// not the round trip outside the server), and each multiplier tried
+/// reorders the run's events, so the stop can come a few percent from 1.7.
+#[test]
+fn the_penalty_fit_recovers_the_multiplier_that_made_the_throughput() {
+    let cat = common::catalog();
+    let root = common::root();
+    let shipped = std::fs::read_to_string(root.join("python/storlab/profiles/tpcc-postgresql.toml")).unwrap();
+    let text: String = shipped.lines().map(|l| if l.starts_with("penalty = ") { "penalty = [1.7, 1.7, 1.7, 1.7, 1.7]".to_string() } else { l.to_string() }).collect::<Vec<_>>().join("\n");
+    let dir = std::env::temp_dir().join(format!("storlab-penalty-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("p.toml"), text).unwrap();
+    let scenario = r#"
+[workload.database]
+profile = "p.toml"
+scale = 2
+vus = [1, 2, 4, 8, 16]
+rampup_s = 3
+duration_s = 20
+[configs.r5]
+host = "aws/ec2/r5.large"
+[[configs.r5.pools]]
+role = "all"
+device = "aws/ebs/gp3"
+size_gib = 100
+"#;
+    let profiles = root.join("python/storlab/profiles");
+    let rec = storlab_sim::database::simulate_database(&cat, "s.toml", scenario, &dir, &profiles, None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap();
+    let x: Vec<f64> = rec
+        .results
+        .iter()
+        .map(|r| match &r.extra {
+            Some(storlab_record::JobExtra::Db(d)) => d.tpm.unwrap() / 60.0,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let fit = storlab_sim::database::fit_penalty(&cat, "s.toml", scenario, &dir, &profiles, &x).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(fit.vus, vec![1, 2, 4, 8, 16]);
+    assert!(fit.clipped.is_empty(), "{fit:?}");
+    for (&n, &m) in fit.vus.iter().zip(&fit.penalty) {
+        assert!((m / 1.7 - 1.0).abs() <= 0.05, "{n} users: {m}");
+    }
+}
