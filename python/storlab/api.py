@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,8 +20,8 @@ from storlab.files import write_atomically
 from storlab.host import PROFILES, finish_record, host_info, tool_info
 from storlab.units import parse_size
 
-__all__ = ["advise", "bench_db", "bench_disk", "catalog_entry", "check_record", "emulate", "emulate_unmount", "limits",
-           "load_catalog", "measured_demand", "record_schema", "simulate", "tool_info"]
+__all__ = ["EmulateOptions", "advise", "bench_db", "bench_disk", "catalog_entry", "check_record", "emulate",
+           "emulate_unmount", "limits", "load_catalog", "measured_demand", "record_schema", "simulate", "tool_info"]
 
 
 def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
@@ -313,13 +314,43 @@ def check_record(record: dict[str, Any] | str, name: str = "record") -> dict[str
     return json.loads(_native.record_check_json(name, text))
 
 
+@dataclass(frozen=True)
+class EmulateOptions:
+    """What `emulate` takes besides the pools (storlab-fuse's `Options`,
+    docs/emulate.md); a field left as None takes the emulator's default."""
+
+    #: Every bucket starts this percent full (100).
+    initial_credits_pct: float | None = None
+    #: The instance's OS page cache, modelled in the emulator (none).
+    ram_bytes: int | None = None
+    #: CloudWatch-style series rewritten every period.
+    metrics_file: str | None = None
+    #: The last period's metrics in Prometheus text on 127.0.0.1:PORT.
+    metrics_port: int | None = None
+    period_s: float | None = None
+    seed: int | None = None
+    #: Taken off each modelled completion, µs (None: calibrated while mounted).
+    floor_us: float | None = None
+    #: No caps and no latency: the pass-through alone.
+    unpaced: bool | None = None
+    nonempty: bool | None = None
+    adopt_backing: bool | None = None
+    #: FUSE request threads per mount.
+    threads: int | None = None
+    #: An fsync gives back its file's buffered writes' round trips.
+    give_back: bool | None = None
+
+    def to_json(self) -> str:
+        return json.dumps({k: v for k, v in asdict(self).items() if v is not None})
+
+
 def emulate(
     scenario: str | os.PathLike,
     config: str,
     targets: list[tuple[str | None, str, str]],
-    options: dict[str, Any],
+    options: EmulateOptions | None = None,
     catalog: list[str | os.PathLike] | None = None,
-    status=None,
+    status: Callable[[dict[str, Any]], None] | None = None,
     as_of: str | None = None,
 ) -> dict[str, Any]:
     """Mounts the emulated pools of `config` (`targets`: role or None,
@@ -330,7 +361,8 @@ def emulate(
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
     cb = (lambda s: status(json.loads(s))) if status else None
-    record = json.loads(_native.emulate_json(cat, name, text, config, targets, json.dumps(options), cb))
+    opts = (options or EmulateOptions()).to_json()
+    record = json.loads(_native.emulate_json(cat, name, text, config, targets, opts, cb))
     return finish_record(record, None, {"scenario": name, "config": config, "catalog_files": files})
 
 

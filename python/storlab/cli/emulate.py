@@ -153,20 +153,20 @@ def emulate_cmd(
         raise StorlabError(f"--metrics-port {metrics_port}: a TCP port from 0 to 65535 — e.g. 9101")
     roles = list(pool) if pool else [None] * len(mount)
     targets = [(r, str(b.resolve()), str(m.resolve())) for r, b, m in zip(roles, backing, mount)]
-    options = {
-        "initial_credits_pct": initial_credits,
-        "ram_bytes": int(ram * (1 << 30)) if ram else None,
-        "metrics_file": str(metrics.resolve()) if metrics else None,
-        "metrics_port": metrics_port,
-        "period_s": period,
-        "seed": seed,
-        "floor_us": floor,
-        "unpaced": no_caps,
-        "nonempty": nonempty,
-        "adopt_backing": adopt_backing,
-        "threads": threads,
-        "give_back": not no_give_back,
-    }
+    options = api.EmulateOptions(
+        initial_credits_pct=initial_credits,
+        ram_bytes=int(ram * (1 << 30)) if ram else None,
+        metrics_file=str(metrics.resolve()) if metrics else None,
+        metrics_port=metrics_port,
+        period_s=period,
+        seed=seed,
+        floor_us=floor,
+        unpaced=no_caps,
+        nonempty=nonempty,
+        adopt_backing=adopt_backing,
+        threads=threads,
+        give_back=not no_give_back,
+    )
 
     def _stop(signum, frame):
         raise KeyboardInterrupt
