@@ -11,7 +11,7 @@ from pathlib import Path
 from storlab.errors import StorlabError
 
 
-def read_input(path: str | Path, what: str = "file", folder_hint: str = "give a file") -> bytes:
+def read_input(path: str | os.PathLike, what: str = "file", folder_hint: str = "give a file") -> bytes:
     """The bytes of an input file; a missing, unreadable or folder path is
     refused naming it."""
     p = Path(path)
@@ -45,7 +45,7 @@ def check_writable(path: Path, flag: str) -> None:
     Path(tmp).unlink(missing_ok=True)
 
 
-def write_atomically(path: str | Path, data: str | bytes, what: str = "the output") -> None:
+def write_atomically(path: str | os.PathLike, data: str | bytes, what: str = "the output") -> None:
     """Writes `data` to `path` through a temporary file beside it. A device
     or a pipe (/dev/stdout, a FIFO) is written in place, never replaced."""
     path = Path(path)
