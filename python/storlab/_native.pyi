@@ -16,6 +16,8 @@ __all__ = [
     "db_sweep_done",
     "profile_health_json",
     "catalog_overlay_toml",
+    "profile_build_json",
+    "cpu_per_txn_us",
     "cpu_penalty_fit",
     "usl_fit",
     "non_increasing",
@@ -199,6 +201,12 @@ def db_sweep_done(values: list[float]) -> bool:
 def profile_health_json(file: str, text: str) -> str:
     """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.
     Raises ScenarioError for a profile the loader refuses."""
+
+def profile_build_json(recording_json: str, provenance_json: str) -> str:
+    """A profile from a recording's raw measurements and its provenance, as JSON. Raises ScenarioError."""
+
+def cpu_per_txn_us(run_json: str) -> float:
+    """The CPU one transaction of a recorded run cost the server, in microseconds."""
 
 def cpu_penalty_fit(vus: list[int], cpu_per_txn: list[float]) -> tuple[float, float]:
     """alpha and beta of the CPU per transaction at N users, c(N)/c(1) = 1 + alpha(N-1) + beta N(N-1), both >= 0."""

@@ -51,7 +51,10 @@ def test_per_type_demand_split_by_hand():
     per_type = {"a": {"exec_ms": 30.0, "blks_hit": 300.0, "blks_read": 60.0, "blks_dirtied": 30.0, "wal_bytes": 3000.0},
                 "b": {"exec_ms": 10.0, "blks_hit": 50.0, "blks_read": 0.0, "blks_dirtied": 0.0, "wal_bytes": 0.0}}
     other = {"exec_ms": 20.0, "blks_hit": 40.0, "wal_bytes": 400.0}
-    t = {x["name"]: x for x in profile.transactions([run(txn, per_type, other, 1.0)], read_only={"b"})}
+    r = run(txn, per_type, other, 1.0)
+    p = profile.build(name="t", workload="w", kind="custom", scale=1, scale_unit="unit", sweep=[r],
+                      mrc_points=[(1.0, 0.0)], mrc_method="m", provenance={}, size_run=r, read_only={"b"})
+    t = {x["name"]: x for x in p["transaction"]}
     assert t["a"]["share"] == pytest.approx(0.75) and t["b"]["share"] == pytest.approx(0.25)
     assert t["a"]["page_accesses"] == pytest.approx((360 + 30) / 30)  # 30 of the 40 "other" hits
     assert t["b"]["page_accesses"] == pytest.approx((50 + 10) / 10)

@@ -861,11 +861,32 @@ fn profile_health_json(py: Python<'_>, file: &str, text: &str) -> PyResult<Strin
 /// profile TOML.
 #[pyfunction]
 fn profile_toml(py: Python<'_>, doc_json: &str) -> PyResult<String> {
-    let doc: toml::Table = serde_json::from_str::<serde_json::Value>(doc_json)
-        .map_err(|e| e.to_string())
-        .and_then(|v| toml::Table::try_from(v).map_err(|e| e.to_string()))
-        .map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))?;
+    // Read straight into TOML's table, which keeps the keys' order.
+    let doc: toml::Table = serde_json::from_str(doc_json).map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))?;
     storlab_workload::profile::write_toml(doc).map_err(|e| raise(py, "ScenarioError", format!("profile: {e}")))
+}
+
+/// A profile from a recording's raw measurements (JSON: name, workload,
+/// kind, scale, scale_unit, sweep, mrc_points, mrc_method, size_run,
+/// read_only) and its provenance (JSON), as JSON in the profile's layout.
+#[pyfunction]
+fn profile_build_json(py: Python<'_>, recording_json: &str, provenance_json: &str) -> PyResult<String> {
+    let de = &mut serde_json::Deserializer::from_str(recording_json);
+    let rec: storlab_workload::recording::Recording =
+        serde_path_to_error::deserialize(de).map_err(|e| raise(py, "ScenarioError", format!("recording: {}: {}", e.path(), e.inner())))?;
+    let provenance: toml::Table = serde_json::from_str(provenance_json).map_err(|e| raise(py, "ScenarioError", format!("provenance: {e}")))?;
+    let profile = storlab_workload::recording::build(&rec, provenance).map_err(|e| raise(py, "ScenarioError", e))?;
+    Ok(json(&profile))
+}
+
+/// The CPU one transaction of a run (JSON, as the recorder took it) cost
+/// the server, µs.
+#[pyfunction]
+fn cpu_per_txn_us(py: Python<'_>, run_json: &str) -> PyResult<f64> {
+    let de = &mut serde_json::Deserializer::from_str(run_json);
+    let run: storlab_workload::recording::Run =
+        serde_path_to_error::deserialize(de).map_err(|e| raise(py, "ScenarioError", format!("run: {}: {}", e.path(), e.inner())))?;
+    Ok(storlab_workload::recording::cpu_per_txn(&run))
 }
 
 /// α and β of the CPU per transaction at N users, c(N)/c(1) = 1 + α(N−1)
@@ -974,6 +995,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_overlay_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_build_json, m)?)?;
+    m.add_function(wrap_pyfunction!(cpu_per_txn_us, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_penalty_fit, m)?)?;
     m.add_function(wrap_pyfunction!(usl_fit, m)?)?;
     m.add_function(wrap_pyfunction!(non_increasing, m)?)?;

@@ -12,6 +12,7 @@ pub mod import;
 pub mod job;
 pub mod presets;
 pub mod profile;
+pub mod recording;
 pub mod spec;
 pub mod units;
 

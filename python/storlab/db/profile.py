@@ -19,7 +19,6 @@ import os
 import platform
 import re
 import shlex
-import statistics
 import threading
 import sys
 from pathlib import Path
@@ -29,8 +28,6 @@ from storlab import _native
 from storlab.errors import StorlabError
 from storlab.host import machine, tool_info
 
-SCHEMA_VERSION = 1
-PAGE_BYTES = 8192
 # Cache sizes of the miss-ratio curve, as fractions of the data size.
 CACHE_FRACTIONS = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
 # The smallest shared_buffers the curve uses: every backend must find
@@ -43,10 +40,6 @@ MIN_SHARED_BUFFERS = 1 << 20
 # transaction; the disk's flush latency is the model's, from the catalog.
 SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
             "pg_stat_statements.max": "1000", "synchronous_commit": "on"}
-# TPC-C tables whose size does not grow with the warehouses (clause 4.3.3.1: ITEM).
-FIXED_TABLES = {"tpcc": ("item",), "insert": ()}
-# TPC-C: New-Order's share of the mix counts toward NOPM.
-TPCC_NEW_ORDER = "new_order"
 # The rows TPC-C's transactions update that the other users of the same home
 # warehouse update too, in the order storlab's functions update them
 # (crates/storlab-db/sql/pg_tpcc_functions.sql): New-Order increments its
@@ -89,10 +82,6 @@ cpu_penalty_fit = _native.cpu_penalty_fit
 non_increasing = _native.non_increasing
 
 
-def _stat_keys() -> tuple[str, ...]:
-    return ("calls", "exec_ms", "blks_hit", "blks_read", "blks_dirtied", "blks_written", "wal_bytes", "wal_records")
-
-
 def read_only_types(wspec: dict[str, Any]) -> set[str]:
     """Transaction types that write nothing, so the server flushes nothing
     at their commit, as the workload's own reader (storlab-db) says: TPC-C's
@@ -107,60 +96,6 @@ def read_only_types(wspec: dict[str, Any]) -> set[str]:
     else:
         return set()
     return set(wl.read_only_kinds())
-
-
-def transactions(runs: list[dict[str, Any]], read_only: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
-    """Per transaction type, summed over `runs`: its share of the mix and its
-    demand per transaction. Statements that belong to no one type (BEGIN,
-    COMMIT) are dealt out by transaction count; the run's CPU (`cpu_per_txn`)
-    by each type's share of the statements' execution time."""
-    counts: dict[str, float] = {}
-    stats: dict[str, dict[str, float]] = {}
-    cpu_by_type: dict[str, float] = {}
-    rollbacks: dict[str, float] = {}
-    for run in runs:
-        server = run.get("server") or {}
-        per_type = server.get("per_type") or {}
-        other = server.get("other") or {}
-        n = {k: t["commits"] + t["rollbacks"] for k, t in run["txn"].items()}
-        total_n = sum(n.values())
-        # The machine's busy time where it was taken: the server's own
-        # processes lose the CPU of backends that exited inside the window
-        # (a user that finished its rows early logs off before the last
-        # snapshot).
-        cpu = cpu_per_txn(run) * 1e-6 * total_n
-        exec_total = sum(s.get("exec_ms", 0.0) for s in per_type.values()) + other.get("exec_ms", 0.0)
-        for k, c in n.items():
-            counts[k] = counts.get(k, 0.0) + c
-            rollbacks[k] = rollbacks.get(k, 0.0) + run["txn"][k]["rollbacks"]
-            s = stats.setdefault(k, dict.fromkeys(_stat_keys(), 0.0))
-            mine = per_type.get(k) or {}
-            share_n = c / total_n if total_n else 0.0
-            for key in _stat_keys():
-                s[key] += mine.get(key, 0.0) + other.get(key, 0.0) * share_n
-            own_exec = mine.get("exec_ms", 0.0) + other.get("exec_ms", 0.0) * share_n
-            cpu_by_type[k] = cpu_by_type.get(k, 0.0) + (cpu * own_exec / exec_total if exec_total > 0 else cpu * share_n)
-    total = sum(counts.values())
-    out = []
-    for k, c in counts.items():
-        if c <= 0:
-            continue
-        s = stats[k]
-        wal = s["wal_bytes"] / c
-        out.append({
-            "name": k,
-            "share": c / total,
-            "cpu_us": cpu_by_type[k] / c * 1e6,
-            "page_accesses": (s["blks_hit"] + s["blks_read"]) / c,
-            "pages_dirtied": s["blks_dirtied"] / c,
-            # A read-only transaction asks for no flush at commit
-            # (PostgreSQL skips it when no xid was assigned).
-            "commits": 0.0 if k in read_only else 1.0,
-            "wal_bytes": wal,
-            "rollback_share": rollbacks[k] / c,
-        })
-    # The shares are rounded for the file; the last absorbs the rounding so they sum to 1.
-    return out
 
 
 def host_cpu_now() -> tuple[float, float]:
@@ -183,33 +118,11 @@ def host_cpu_since(start: tuple[float, float]) -> dict[str, float]:
 
 
 def cpu_per_txn(run: dict[str, Any]) -> float:
-    """The CPU one transaction of a run costs the server, µs. With the
-    machine's busy time around the run (`host_cpu`, the recorder's): that,
-    less the client's own CPU — so the kernel's work for the server's I/O
-    outside its processes (interrupts, softirq, kworker and journal
-    threads) counts — taken over the measured window's share of the run;
-    else the user + system time of the cluster's processes."""
-    n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
-    if n <= 0:
-        return 0.0
-    h = run.get("host_cpu") or {}
-    if h.get("elapsed_s", 0) > 0 and h.get("busy_s", float("nan")) == h.get("busy_s") and run.get("duration_s"):
-        window = h["busy_s"] * min(1.0, run["duration_s"] / h["elapsed_s"])
-        client = (run.get("client_cpu_us_per_txn") or 0.0) * 1e-6 * n
-        return max(0.0, window - client) / n * 1e6
-    server = run.get("server") or {}
-    cpu = (server.get("cpu_user_s") or 0.0) + (server.get("cpu_sys_s") or 0.0)
-    return cpu / n * 1e6
-
-
-def data_size(run: dict[str, Any], kind: str, scale: float) -> dict[str, float]:
-    """Tables with their indexes and TOAST (pg_total_relation_size) at the
-    end of a run: the fixed tables apart, the rest per scale unit."""
-    rel = (run.get("server") or {}).get("relation_bytes") or {}
-    fixed = float(sum(v for k, v in rel.items() if k in FIXED_TABLES.get(kind, ())))
-    total = float(sum(rel.values()))
-    return {"bytes_per_scale_unit": (total - fixed) / scale if scale > 0 else 0.0, "fixed_bytes": fixed,
-            "page_bytes": PAGE_BYTES, "total_bytes": total}
+    """The CPU one transaction of a run costs the server, µs
+    (`storlab_workload::recording::cpu_per_txn`): the machine's busy time
+    around the run less the client's own, over the measured window's share
+    of the run; else the server's processes' user and system time."""
+    return _native.cpu_per_txn_us(json.dumps(_finite(run, "", [])))
 
 
 def _finite(v: Any, at: str, dropped: list[str]) -> Any:
@@ -247,86 +160,17 @@ def to_toml(profile: dict[str, Any]) -> str:
 def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str, sweep: list[dict[str, Any]],
           mrc_points: list[tuple[float, float]], mrc_method: str, provenance: dict[str, Any],
           size_run: dict[str, Any], read_only: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The profile from the sweep's runs (per-type demand and the USL fit),
-    the miss-ratio points (cache fraction, miss ratio) and provenance."""
-    txns = transactions(sweep, read_only)
-    if not txns:
-        raise StorlabError("the recording measured no transactions — run longer (--duration) or with more --vus")
-    shares = [round(t["share"], 6) for t in txns]
-    shares[-1] = round(1.0 - sum(shares[:-1]), 6)
-    for t, s in zip(txns, shares):
-        t["share"] = s
-    by_vus: dict[int, list[float]] = {}
-    cpu_by_vus: dict[int, list[float]] = {}
-    # The WAL flush as the server saw it at each count: the time of one sync
-    # and syncs per transaction (group commit shares one among several).
-    sync_by_vus: dict[int, list[float]] = {}
-    syncs_by_vus: dict[int, list[float]] = {}
-    # The users' wait for the client (ClientWaits), µs per transaction: the
-    # idle share of the users' time × users / transactions a second.
-    wait_by_vus: dict[int, list[float]] = {}
-    # The measured window of each run: with the rate, the transactions a
-    # window counted, which the health check weighs.
-    window_by_vus: dict[int, list[float]] = {}
-    for run in sweep:
-        by_vus.setdefault(run["vus"], []).append(run["tpm_client"] / 60.0)
-        if (run.get("duration_s") or 0) > 0:
-            window_by_vus.setdefault(run["vus"], []).append(float(run["duration_s"]))
-        cw = run.get("client_wait")
-        if cw and run["tpm_client"] > 0:
-            wait_by_vus.setdefault(run["vus"], []).append(cw["idle_share"] * run["vus"] / (run["tpm_client"] / 60.0) * 1e6)
-        c = cpu_per_txn(run)
-        if c > 0:
-            cpu_by_vus.setdefault(run["vus"], []).append(c)
-        io = run.get("io_profile") or {}
-        if io.get("wal_sync_us"):
-            sync_by_vus.setdefault(run["vus"], []).append(io["wal_sync_us"])
-        if io.get("transactions") and "wal_sync" in (io.get("totals") or {}):
-            syncs_by_vus.setdefault(run["vus"], []).append(io["totals"]["wal_sync"] / io["transactions"])
-    # Medians over a count's repeats (--repeat): one run on a noisy machine
-    # can be far off the others.
-    vus = sorted(by_vus)
-    thr = [statistics.median(by_vus[v]) for v in vus]
-    # Their spread, which the model carries to its predictions (the noise of
-    # their tipping point): the repeats' sample standard deviation.
-    thr_sd = [statistics.stdev(by_vus[v]) if len(by_vus[v]) > 1 else 0.0 for v in vus]
-    cpu = [statistics.median(cpu_by_vus[v]) if v in cpu_by_vus else 0.0 for v in vus]
-    alpha, beta = cpu_penalty_fit(vus, cpu)
-    outside_us = 0.0
-    if 1 in vus and cpu[vus.index(1)] > 0 and thr[vus.index(1)] > 0:
-        c1 = cpu[vus.index(1)]
-        # Each type's CPU at one user: the sweep's split, scaled to the CPU
-        # per transaction measured at one user (the base the penalty multiplies).
-        mean = sum(t["share"] * t["cpu_us"] for t in txns)
-        if mean > 0:
-            for t in txns:
-                t["cpu_us"] *= c1 / mean
-        # At one user nothing queues: a transaction's time is its server CPU
-        # plus the time outside the server (round trip, client, wake-ups).
-        outside_us = max(0.0, 1e6 / thr[vus.index(1)] - c1)
-    pts = sorted(mrc_points)
-    nopm_share = next((t["share"] for t in txns if t["name"] == TPCC_NEW_ORDER), 0.0)
-    profile: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "storlab-db-profile",
-        "name": name,
-        "workload": workload,
-        "scale_unit": scale_unit,
-        "metric": "nopm" if kind == "tpcc" else "tpm",
-        "nopm_per_txn": nopm_share,
-        "provenance": provenance,
-        "data": data_size(size_run, kind, scale),
-        "mrc": {"cache_fraction": [p[0] for p in pts], "miss_ratio": non_increasing([p[1] for p in pts]),
-                "method": mrc_method},
-        "concurrency": {"alpha": alpha, "beta": beta, "fit": "cpu_per_txn", "outside_us": outside_us, "vus": vus,
-                        "throughput": thr, "throughput_stdev": thr_sd, "cpu_us_per_txn": cpu},
-        "transaction": txns,
-    }
-    for key, by in (("wal_sync_us", sync_by_vus), ("wal_syncs_per_txn", syncs_by_vus), ("client_wait_us", wait_by_vus),
-                    ("window_s", window_by_vus)):
-        if vus and all(v in by for v in vus):
-            profile["concurrency"][key] = [statistics.median(by[v]) for v in vus]
-    return profile
+    """The profile from the sweep's runs (per-type demand, the CPU penalty's
+    fit, the per-count figures), the miss-ratio points (cache fraction, miss
+    ratio) and provenance: `storlab_workload::recording::build` turns the
+    raw measurements into the profile."""
+    rec = {"name": name, "workload": workload, "kind": kind, "scale": float(scale), "scale_unit": scale_unit,
+           "sweep": sweep, "mrc_points": [list(p) for p in mrc_points], "mrc_method": mrc_method,
+           "size_run": size_run, "read_only": sorted(read_only)}
+    # A figure the machine could not give (NaN) is left out: the reader
+    # then takes what the run has instead.
+    built: dict[str, Any] = json.loads(_native.profile_build_json(json.dumps(_finite(rec, "", [])), json.dumps(provenance)))
+    return built
 
 
 def provenance(server: dict[str, Any], *, scale: float, vus: list[int], command: list[str] | None = None,
