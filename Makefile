@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "pytest-xdist>=3" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40" "ray>=2.9"
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "pytest-xdist>=3.2" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40" "ray>=2.9"
 	@mkdir -p $(STAMPS) && touch $@
 
 # The module is built with the Rust tests' profile (`tests` in Cargo.toml:
@@ -93,12 +93,12 @@ test-rust: ## cargo tests of the Rust crates
 
 test-python: install ## pytest: API, CLI, examples, binding; the binding's stub checked against the module
 	$(BIN)/python -m mypy.stubtest storlab._native
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --durations=15
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal --durations=15
 
 check: install ## The edit loop: cargo tests and pytest without servers, FUSE, browser or slow tests
 	$(CARGO_TEST)
 	$(BIN)/python -m mypy.stubtest storlab._native
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) -m "$(NO_SERVERS)"
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "$(NO_SERVERS)"
 
 test-quick: check ## The same as make check
 

@@ -59,6 +59,13 @@ def db_scenario(profile: str = "tpcc-postgresql", scale: str = "10", vus: str = 
             f"duration_s = 10\n{extra}\n{configs}")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slow tests (servers, mounts, browsers) first: the workers then
+    end together instead of one running a long test after the others are
+    done. The order is otherwise the collection's."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # A test run started under nohup, or as a background job of a shell without
 # job control, has SIGHUP or SIGINT ignored, and every storlab it starts
 # would inherit that (an ignored signal stays ignored across exec): the
