@@ -18,8 +18,7 @@ from rich.text import Text
 from storlab import api
 from storlab.cli import app
 from storlab.errors import StorlabError
-from storlab.export import to_json
-from storlab.cli.out import console
+from storlab.cli.out import console, emit
 
 
 def _money(x: float | None) -> str:
@@ -148,10 +147,7 @@ def advise_cmd(
         # Written once the advice is complete or stopped (then marked
         # interrupted), whole or not at all.
         write_report_of(rec, question, report)
-    if json_out:
-        typer.echo(to_json(rec), nl=False)
-    else:
-        console().print(advice_tables(rec))
+    emit(rec, json_out, False, lambda: "", lambda: advice_tables(rec))
     if rec.get("interrupted"):
         err.print("interrupted: the best found so far is above", style="yellow")
         raise typer.Exit(130)

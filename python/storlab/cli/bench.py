@@ -15,7 +15,6 @@ from rich.text import Text
 
 from storlab import api
 from storlab.errors import DatabaseGone, ScenarioError, StorlabError
-from storlab.export import to_json
 from storlab.export.fio import to_fio_json
 from storlab.export.simulate import together
 from storlab.cli.out import console, csv_text, emit, latency, one_of
@@ -108,13 +107,11 @@ def disk_cmd(
         write_report_of(rec, Path("bench-disk"), report)
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
-    elif json_out or output_format == "json":
-        typer.echo(to_json(rec), nl=False)
-    elif csv_out:
-        typer.echo(csv_text(DISK_CSV, rec["results"]), nl=False)
     else:
-        console().print(_table(rec))
-        console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
+        as_json = json_out or output_format == "json"
+        emit(rec, as_json, csv_out, lambda: csv_text(DISK_CSV, rec["results"]), lambda: _table(rec))
+        if not (as_json or csv_out):
+            console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
     if calibration.get("refused"):
         # Raised once the results are printed: the measurement is not lost.
         raise ScenarioError(calibration["refused"])

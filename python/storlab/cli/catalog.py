@@ -10,7 +10,7 @@ from rich.table import Table
 
 from storlab import api
 from storlab.export import to_json
-from storlab.cli.out import console, csv_text, one_of
+from storlab.cli.out import console, csv_text, emit, one_of
 
 app = typer.Typer(help="Browse the catalog: devices, hosts, prices and their sources.", no_args_is_help=True)
 
@@ -36,19 +36,19 @@ def list_cmd(
         rows += [{"type": "device", "id": d["id"], "title": d["title"], "file": d["file"]} for d in cat["devices"]]
     if kind in (None, "host"):
         rows += [{"type": "host", "id": h["id"], "title": h["title"], "file": h["file"]} for h in cat["hosts"]]
-    if json_out:
-        typer.echo(to_json({"schema_version": 1, "tool": api.tool_info(), "entries": rows, "regions": cat["regions"]}), nl=False)
-        return
-    if csv_out:
-        typer.echo(csv_text(["type", "id", "title", "file"], rows), nl=False)
-        return
-    t = Table(show_edge=False)
-    for col in ("type", "id", "title", "file"):
-        t.add_column(col, overflow="fold")
-    for r in rows:
-        t.add_row(r["type"], r["id"], r["title"], r["file"])
-    console().print(t)
-    console().print(f"regions with prices: {', '.join(cat['regions'])}", style="dim")
+
+    def table() -> Table:
+        t = Table(show_edge=False)
+        for col in ("type", "id", "title", "file"):
+            t.add_column(col, overflow="fold")
+        for r in rows:
+            t.add_row(r["type"], r["id"], r["title"], r["file"])
+        return t
+
+    doc = {"schema_version": 1, "tool": api.tool_info(), "entries": rows, "regions": cat["regions"]}
+    emit(doc, json_out, csv_out, lambda: csv_text(["type", "id", "title", "file"], rows), table)
+    if not (json_out or csv_out):
+        console().print(f"regions with prices: {', '.join(cat['regions'])}", style="dim")
 
 
 def _sources_used(value, default: str | None, out: set[str]) -> None:

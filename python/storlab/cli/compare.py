@@ -12,8 +12,7 @@ from rich.text import Text
 
 from storlab.cli import app
 from storlab.errors import StorlabError
-from storlab.export import to_json
-from storlab.cli.out import console, csv_text, latency, one_of
+from storlab.cli.out import console, csv_text, emit, latency, one_of
 
 # How each figure prints: scale and format.
 _FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"),
@@ -82,14 +81,10 @@ def compare_cmd(
             raise StorlabError(f"--pair {' '.join(pair)}: the paired configs share no job (or VU count) — pair configs that ran the same jobs")
         raise StorlabError(f"{base} and {new} share no config and job (or VU count) — compare records of the same jobs, "
                            "or pair configs of other names with --pair BASE_CONFIG=NEW_CONFIG")
-    if json_out:
-        typer.echo(to_json(cmp), nl=False)
+    rows = [{**r, "base": r["a"], "new": r["b"]} for r in cmp["rows"]]
+    emit(cmp, json_out, csv_out, lambda: csv_text(CSV_FIELDS, rows), lambda: compare_table(cmp))
+    if json_out or csv_out:
         return
-    if csv_out:
-        rows = [{**r, "base": r["a"], "new": r["b"]} for r in cmp["rows"]]
-        typer.echo(csv_text(CSV_FIELDS, rows), nl=False)
-        return
-    console().print(compare_table(cmp))
     for line in cmp["verdicts"]:
         typer.echo(line)
     notes = ["new/base: new divided by base; noise: twice the standard deviation of the repeats, the larger side's; "

@@ -17,6 +17,7 @@ import typer
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.out import emit
 from storlab.errors import StorlabError
 
 
@@ -209,4 +210,4 @@ def emulate_cmd(
         full = f"; {_writes(summary['refused_full'])} refused with ENOSPC: the backing folder was full"
     print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how}{given}{full})", file=sys.stderr)
     if json_out:
-        print(json.dumps(summary, indent=2))
+        emit(summary, True, False, lambda: "", lambda: None)

@@ -10,7 +10,6 @@ import typer
 
 from storlab import api
 from storlab.cli import app
-from storlab.export import to_json
 from storlab.export.limits import limits_table
 from storlab.cli.out import csv_text, emit, one_of
 

@@ -15,9 +15,8 @@ from storlab.cli import app
 from storlab.errors import StorlabError
 from storlab.files import check_writable, write_atomically
 from storlab.units import parse_duration
-from storlab.export import to_json
 from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
-from storlab.cli.out import console, one_of
+from storlab.cli.out import console, emit, one_of
 
 
 @app.command("simulate")
@@ -81,16 +80,12 @@ def simulate_cmd(
         from storlab.cli.import_ import write_hammerdb_json
 
         write_hammerdb_json(record, hammerdb_json, datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M:%S"))
-    if json_out:
-        typer.echo(to_json(record), nl=False)
-    elif csv_out:
-        typer.echo(to_csv(record), nl=False)
+    emit(record, json_out, csv_out, lambda: to_csv(record), lambda: results_table(record))
+    if csv_out:
         # CSV has no place for warnings: a suspect profile's go to stderr.
         for w in record.get("warnings") or []:
             if " is suspect, simulated as accepted: " in w:
                 err.print(f"warning: {w}", style="yellow", highlight=False, soft_wrap=True)
-    else:
-        console().print(results_table(record))
     if record.get("interrupted"):
         err.print("interrupted: results so far are above", style="yellow")
         raise typer.Exit(130)
