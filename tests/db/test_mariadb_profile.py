@@ -4,7 +4,7 @@ format — InnoDB's 16 KiB page, the engine named, shares that sum to 1, redo
 only on the writing types, a miss-ratio curve that never rises with the
 buffer pool — which `storlab simulate` runs, warning only when a config
 names another engine. How InnoDB's global counters are dealt to the types
-is checked by hand on a made-up run, without a server."""
+is checked by hand in storlab-workload (recording::innodb)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from storlab.db import myprofile
 from storlab.db.mariadb import find_bins
 from storlab.errors import DatabaseError
 
@@ -28,38 +27,6 @@ def where():
     d = Path(tempfile.mkdtemp(prefix="storlab-test-"))
     yield d
     shutil.rmtree(d, ignore_errors=True)
-
-
-def test_innodb_counters_are_dealt_by_procedure_time_and_redo_only_to_writers():
-    # Two types in a window: 30 writes of 2 ms in the server and 10 reads
-    # of 4 ms (performance_schema over the whole run: 60 calls, 120 ms; 20
-    # calls, 80 ms). Weights 30 × 2 = 60 and 10 × 4 = 40 ms: the window's
-    # 1000 logical reads go 600 / 400, its 8000 redo bytes all to the
-    # writer; the run dirtied 0.5 pages a transaction, 40 × 0.5 = 20 pages
-    # in the window, all the writer's.
-    run = {"txn": {"w": {"commits": 29, "rollbacks": 1, "lat_mean_us": 9000.0},
-                   "r": {"commits": 10, "rollbacks": 0, "lat_mean_us": 1000.0}},
-           "io_profile": {"transactions": 40, "totals": {"blks_hit": 990.0, "blks_read": 10.0, "wal_bytes": 8000.0,
-                                                         "fsyncs": 25.0}},
-           "program_times": {"w": {"calls": 60, "ms": 120.0}, "r": {"calls": 20, "ms": 80.0},
-                             "dirtied_per_txn": 0.5},
-           "host_cpu": {"busy_s": 9.0, "elapsed_s": 1.0},
-           "server": {"cpu_user_s": 0.1, "cpu_sys_s": 0.0}}
-    out, how = myprofile.split(run, {"r"})
-    assert how == "performance_schema"
-    w, r = out["server"]["per_type"]["w"], out["server"]["per_type"]["r"]
-    assert w["blks_hit"] + w["blks_read"] == pytest.approx(600) and r["blks_hit"] + r["blks_read"] == pytest.approx(400)
-    assert w["wal_bytes"] == pytest.approx(8000) and r["wal_bytes"] == 0
-    assert w["blks_dirtied"] == pytest.approx(20) and r["blks_dirtied"] == 0
-    # The server's CPU, not the machine's: the machine's busy time is gone.
-    assert "host_cpu" not in out and "host_cpu" in run
-    assert out["io_profile"]["totals"]["wal_sync"] == 25
-    # Without procedure times: the client's count × mean latency, 30 × 9
-    # and 10 × 1 ms, so 1000 × 270 / 280 reads for the writer.
-    out, how = myprofile.split({k: v for k, v in run.items() if k != "program_times"}, {"r"})
-    assert how == "client"
-    w = out["server"]["per_type"]["w"]
-    assert w["blks_hit"] + w["blks_read"] == pytest.approx(1000 * 270 / 280)
 
 
 def test_a_workload_file_is_not_recorded_on_mariadb_and_nothing_runs_first(storlab, where):

@@ -197,18 +197,6 @@ def test_the_shipped_tpcc_profile_names_the_rows_its_transactions_contend_for():
     assert locks["order_status"] == [] and locks["stock_level"] == []
 
 
-def test_flush_cpu_is_the_sync_cost_at_one_user_over_its_syncs():
-    # 500 µs a transaction with synchronous_commit on, 410 with it off, 0.9
-    # syncs a transaction: (500 − 410) / 0.9 = 100 µs a flush.
-    c = {"vus": [1, 2], "cpu_us_per_txn": [500.0, 600.0], "wal_syncs_per_txn": [0.9, 0.8]}
-    assert profile.flush_cpu(c, 410.0) == pytest.approx(100.0)
-    # Faster with it on than off (noise): no negative CPU.
-    assert profile.flush_cpu(c, 520.0) == 0.0
-    # No sync counts (an older recording) or no one-user point: nothing to split.
-    assert profile.flush_cpu({"vus": [1, 2], "cpu_us_per_txn": [500.0, 600.0]}, 410.0) == 0.0
-    assert profile.flush_cpu({"vus": [2, 4], "cpu_us_per_txn": [500.0, 600.0], "wal_syncs_per_txn": [0.9, 0.8]}, 410.0) == 0.0
-
-
 def test_the_writeback_curve_from_buffercache_samples_by_hand():
     # (transactions so far, dirty pages, runs, checkpoint writes), two home
     # units. The first sample is the origin (5 pages, 5 runs left dirty);

@@ -25,7 +25,7 @@ pub const DEFAULT_SWEEP_NOISE: f64 = 0.10;
 pub const MIN_WINDOW_TXNS: f64 = 400.0;
 
 /// The bounds the recorder's penalty fit searched before profiles carried
-/// `concurrency.penalty_bounds` (python/storlab/db/profile.py, PENALTY_RANGE).
+/// `concurrency.penalty_bounds` (`storlab_sim::database::PENALTY_RANGE`).
 pub const PENALTY_BOUNDS: (f64, f64) = (0.25, 8.0);
 
 /// One reason a profile is suspect: the field it concerns, what is wrong

@@ -5,21 +5,20 @@ them unchanged.
 
 InnoDB counts its work for the whole server, not per statement: SHOW GLOBAL
 STATUS (logical page reads, buffer-pool misses, redo bytes, pages flushed,
-redo fsyncs) over each measured window. What a transaction type gets of them
-is dealt by the server's time in the type's stored procedure
-(performance_schema's `events_statements_summary_by_program`: TPC-C on
-MariaDB is one CALL a transaction), read-only types getting none of the redo
-and the pages written. The sweep, the fits, the penalty and the TOML are
-profile.py's; this module holds what differs: the server's settings, reading
-the tables into the buffer pool, the per-type split, and the miss-ratio runs
-at several innodb_buffer_pool_size values."""
+data fsyncs) over each measured window, and performance_schema's time in
+each transaction type's stored procedure (`events_statements_summary_by_program`:
+TPC-C on MariaDB is one CALL a transaction). This module drives the server
+for them: its settings, reading the tables into the buffer pool, the
+procedure times, the miss-ratio runs at several innodb_buffer_pool_size
+values and the run without a redo flush. The profile's build
+(`storlab_workload::recording::innodb`) deals the counters to the types."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any, Callable
 
+from storlab.calibrate import flush_probe
 from storlab.db import profile as base
 from storlab.errors import DatabaseError, StorlabError
 from storlab.host import machine
@@ -148,92 +147,6 @@ class ProgramTimes:
         return out or None
 
 
-def split(run: dict[str, Any], read_only: set[str]) -> tuple[dict[str, Any], str]:
-    """A copy of `run` whose `server.per_type` holds the window's InnoDB
-    counters dealt to the types — in profile.py's names, so its
-    `transactions` reads them as pg_stat_statements' — and how they were dealt.
-
-    The weight of a type is its transactions in the window × the server's
-    mean time per call of its procedure (performance_schema), or × the
-    client's mean latency where performance_schema gave nothing. Logical
-    reads and misses go by that weight over every type; redo bytes and
-    pages written only over the writing types: a read-only InnoDB
-    transaction writes no redo of its own."""
-    out = copy.deepcopy(run)
-    # The CPU is the server's own (mariadbd's threads, /proc over the
-    # window), not the machine's: profile.cpu_per_txn takes it when the
-    # machine's is absent. A machine shared with other work would otherwise
-    # lend its CPU to the profile; the kernel's work for the server's I/O
-    # outside its threads is left out.
-    out.pop("host_cpu", None)
-    tot = (run.get("io_profile") or {}).get("totals") or {}
-    progs = run.get(ProgramTimes.key) or {}
-    # Pages newly dirtied in the window: per transaction over the whole run
-    # (the dirty-page gauge is read around the run, not the window).
-    dirtied = progs.get("dirtied_per_txn", 0.0) * sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
-    n = {k: t["commits"] + t["rollbacks"] for k, t in run["txn"].items()}
-    if all(progs.get(k, {}).get("calls") for k in n if n[k] > 0):
-        w = {k: c * progs[k]["ms"] / progs[k]["calls"] if c > 0 else 0.0 for k, c in n.items()}
-        how = "performance_schema"
-    else:
-        w = {k: c * run["txn"][k].get("lat_mean_us", 0.0) / 1000.0 for k, c in n.items()}
-        how = "client"
-    all_w = sum(w.values())
-    wr_w = sum(v for k, v in w.items() if k not in read_only)
-    per_type = {}
-    for k, c in n.items():
-        sa = w[k] / all_w if all_w > 0 else 0.0
-        sw = w[k] / wr_w if wr_w > 0 and k not in read_only else 0.0
-        per_type[k] = {
-            "calls": c, "exec_ms": w[k],
-            "blks_hit": tot.get("blks_hit", 0.0) * sa, "blks_read": tot.get("blks_read", 0.0) * sa,
-            # pages_dirtied is what the model writes back to the data pool
-            # per transaction where the profile has no write-back curve
-            # (docs/dbmodel.md, Write-back): pages that went from clean to
-            # dirty, each one page write later — PostgreSQL's
-            # shared_blks_dirtied. InnoDB's are the dirty pages' growth plus
-            # the pages flushed meanwhile. Innodb_buffer_pool_write_requests
-            # counts every change to a page in the pool (a hot page changed
-            # a thousand times is one write), which would overstate the
-            # writes manyfold; the pages flushed alone depend on when
-            # adaptive flushing ran (none in a short window with a large pool).
-            "blks_dirtied": dirtied * sw, "blks_written": 0.0,
-            "wal_bytes": tot.get("wal_bytes", 0.0) * sw, "wal_records": 0.0,
-        }
-    server = out.setdefault("server", {})
-    server["per_type"] = per_type
-    server["other"] = {}
-    # Log fsyncs per transaction (group commit), under PostgreSQL's name:
-    # Innodb_data_fsyncs, since MariaDB 10.11 has no redo-only count
-    # (Innodb_os_log_fsyncs is gone); with O_DIRECT data files the redo
-    # log's are nearly all of them.
-    if "fsyncs" in tot and out.get("io_profile"):
-        out["io_profile"]["totals"]["wal_sync"] = tot["fsyncs"]
-    return out, how
-
-
-def write_path(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the server's write path did over the sweep's windows, for
-    diagnosis (the model does not read it yet): doublewrite copies per page
-    written, the binary log's bytes per transaction, redo bytes per log
-    write request."""
-    tot: dict[str, float] = {}
-    n = 0.0
-    for r in runs:
-        io = r.get("io_profile") or {}
-        n += io.get("transactions") or 0
-        for k, v in (io.get("totals") or {}).items():
-            tot[k] = tot.get(k, 0.0) + v
-    pages = tot.get("innodb_pages_written", 0.0)
-    out = {"transactions": n,
-           "doublewrite_pages_per_page_written": tot.get("innodb_dblwr_pages_written", 0.0) / pages if pages else 0.0,
-           "binlog_bytes_per_txn": tot.get("binlog_bytes_written", 0.0) / n if n else 0.0,
-           "data_fsyncs_per_txn": tot.get("fsyncs", 0.0) / n if n else 0.0,
-           "method": "SHOW GLOBAL STATUS over the sweep's windows: Innodb_dblwr_pages_written / Innodb_pages_written, "
-                     "Binlog_bytes_written and Innodb_data_fsyncs per transaction"}
-    return out
-
-
 def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, Any]],
              fractions: tuple[float, ...] = base.CACHE_FRACTIONS) -> list[tuple[float, float]]:
     """One run per buffer-pool size: the server restarted with
@@ -258,19 +171,14 @@ def mrc_runs(managed: Any, data_bytes: float, run_once: Callable[[], dict[str, A
     return pts
 
 
-def outside_run(managed: Any, pool: int, run_once: Callable[[], dict[str, Any]]) -> tuple[float, float] | None:
+def sync_off_run(managed: Any, pool: int, run_once: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """One run at one user with innodb_flush_log_at_trx_commit = 0 (no redo
-    flush at commit; the sweep's buffer pool, data read in): the time per
-    transaction outside the server and the CPU per transaction, µs, as
-    profile.outside_run finds them with synchronous_commit off."""
+    flush at commit; the sweep's buffer pool, data read in), as
+    profile.sync_off_run with synchronous_commit off: the profile's build
+    takes the time outside the server and the flush's CPU from it."""
     managed.restart({"innodb_buffer_pool_size": str(pool), "innodb_flush_log_at_trx_commit": "0"})
     _prewarm(managed)
-    run = {k: v for k, v in run_once().items() if k != "host_cpu"}  # the server's CPU, as in `split`
-    n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
-    c = base.cpu_per_txn(run)
-    if n <= 0 or c <= 0 or not run.get("duration_s"):
-        return None
-    return max(0.0, run["duration_s"] / n * 1e6 - c), c
+    return run_once()
 
 
 def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str, Any], *,
@@ -286,24 +194,39 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         raise StorlabError("--profile-out on managed-mariadb records TPC-C and the insert storm — use --workload "
                            "tpcc or --workload insert")
     insert = kind == "insert"
-    read_only = base.read_only_types(wspec)
     # The data size after the sweep's first run, or for the insert storm at
     # its end, every row in (profile.record says why).
     size_run = runs[-1] if insert else runs[0]
     data_bytes = float(sum(((size_run.get("server") or {}).get("relation_bytes") or {}).values()))
     if data_bytes <= 0:
         raise StorlabError("the recording found no tables to size — is the workload's schema in database storlab?")
-    sweep, hows = [], set()
-    for r in runs:
-        s, how = split(r, read_only)
-        sweep.append(s)
-        hows.add(how)
     sweep_pool = buffer_pool_bytes(managed)
     swept = sorted({r["vus"] for r in runs})
     vus_m = swept[len(swept) // 2]
     ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
     pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
-    outside = None if insert else outside_run(managed, sweep_pool, lambda: run_one(1, ramp, dur))
+    sync_off = None if insert else sync_off_run(managed, sweep_pool, lambda: run_one(1, ramp, dur))
+    prof = build(path, runs, wspec, pts=pts, sync_off=sync_off, vus_m=vus_m, ramp=ramp, dur=dur,
+                 warehouses=warehouses, commit_every=commit_every, disk=disk, cpu_reference=cpu_reference,
+                 cpu_speed=cpu_speed)
+    # The redo log is in the data directory.
+    flush = flush_probe(managed.data_dir)
+    prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
+    base.set_penalty(prof, flush)
+    suspects = base.write(path, prof)
+    return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
+            "mrc_points": len(pts), "data_bytes": data_bytes, "suspect": suspects}
+
+
+def build(path: Path, runs: list[dict[str, Any]], wspec: dict[str, Any], *, pts: list[tuple[float, float]],
+          sync_off: dict[str, Any] | None, vus_m: int, ramp: float, dur: float, warehouses: int, commit_every: int,
+          disk: dict[str, Any], cpu_reference: dict[str, Any] | None, cpu_speed: dict[str, Any] | None) -> dict[str, Any]:
+    """The profile of a MariaDB recording before its penalty: the raw runs
+    handed to the profile's build, which deals InnoDB's global counters to
+    the types (`storlab_workload::recording::innodb`)."""
+    kind = wspec["kind"]
+    insert = kind == "insert"
+    size_run = runs[-1] if insert else runs[0]
     window = "each until its rows were in" if insert else f"{dur:g} s windows after {ramp:g} s"
     sized = "at the end" if insert else "after the sweep's first run"
     method = (f"runs at {len(pts)} innodb_buffer_pool_size values on the managed server, each after reading every "
@@ -317,43 +240,11 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
         scale, unit, name = float(warehouses), "warehouse", "tpcc"
     server: dict[str, Any] = next((r["server"] for r in runs if r.get("server")), {})
     disk_text = " ".join(x for x in (disk.get("device", ""), disk.get("filesystem", "")) if x)
-    prov = base.provenance(server, scale=scale, vus=swept, disk=disk_text, cpu_speed=cpu_speed)
-    prov["engine"] = "mariadb"
-    dealt = ("the server's time in each type's stored procedure (performance_schema "
-             "events_statements_summary_by_program, sum_timer_wait / count_star) × its transactions"
-             if hows == {"performance_schema"} else
-             "the client's transactions of each type × their mean latency (performance_schema gave no "
-             "procedure times)")
-    prov["counters"] = (
-        "InnoDB's global counters over each measured window (SHOW GLOBAL STATUS), dealt to the types by " + dealt
-        + ": page_accesses from Innodb_buffer_pool_read_requests over every type; wal_bytes from "
-        "Innodb_os_log_written and pages_dirtied from the growth of Innodb_buffer_pool_pages_dirty plus "
-        "Innodb_buffer_pool_pages_flushed over the writing types only; cpu_us the CPU of mariadbd's threads "
-        "(/proc), dealt the same way")
-    prov["not_recorded"] = ("the write-back curve ([writeback]: InnoDB flushes adaptively, not by checkpoint), "
-                            "the users' wait for their client (client_wait_us) and wal_sync_us")
-    prov["write_path"] = write_path(runs)
+    prov = base.provenance(server, scale=scale, vus=sorted({r["vus"] for r in runs}), disk=disk_text,
+                           cpu_speed=cpu_speed)
     if cpu_reference:
         prov["cpu_reference"] = cpu_reference
-    prof = base.build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit,
-                      sweep=sweep, mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run,
-                      read_only=read_only)
-    prof["data"]["page_bytes"] = PAGE_BYTES
-    if outside is not None:
-        prof["concurrency"]["outside_us"] = outside[0]
-        prof["concurrency"]["cpu_us_sync_off"] = outside[1]
-        prof["concurrency"]["flush_cpu_us"] = base.flush_cpu(prof["concurrency"], outside[1])
-    for t in prof["transaction"]:
-        if insert:
-            t["rows_per_txn"] = float(commit_every)
-        elif t["name"] in base.TPCC_ROW_LOCKS:
-            t["row_locks"] = base.TPCC_ROW_LOCKS[t["name"]]
-    from storlab.calibrate import flush_probe
-
-    # The redo log is in the data directory.
-    flush = flush_probe(managed.data_dir)
-    prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
-    base.set_penalty(prof, flush)
-    suspects = base.write(path, prof)
-    return {"path": str(path), "name": path.stem, "transactions": [t["name"] for t in prof["transaction"]],
-            "mrc_points": len(pts), "data_bytes": data_bytes, "suspect": suspects}
+    return base.build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,
+                      mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run,
+                      read_only=base.read_only_types(wspec), engine="mariadb", sync_off=sync_off,
+                      commit_every=commit_every)

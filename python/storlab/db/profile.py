@@ -16,15 +16,19 @@ import datetime
 import json
 import math
 import os
-import platform
 import re
 import shlex
-import threading
+import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
 from storlab import _native
+from storlab.calibrate import flush_probe, overlay, overlay_text
+from storlab.catalog import read_catalog_files
 from storlab.errors import StorlabError
 from storlab.host import machine, tool_info
 
@@ -40,21 +44,6 @@ MIN_SHARED_BUFFERS = 1 << 20
 # transaction; the disk's flush latency is the model's, from the catalog.
 SETTINGS = {"shared_preload_libraries": "pg_stat_statements", "pg_stat_statements.track": "top",
             "pg_stat_statements.max": "1000", "synchronous_commit": "on"}
-# The rows TPC-C's transactions update that the other users of the same home
-# warehouse update too, in the order storlab's functions update them
-# (crates/storlab-db/sql/pg_tpcc_functions.sql): New-Order increments its
-# district's D_NEXT_O_ID (clause 2.4.2.2); Payment adds to its district's
-# D_YTD and its warehouse's W_YTD (clause 2.5.2.2); Delivery takes each
-# district's oldest NEW-ORDER row FOR UPDATE, districts 1 to 10 in turn
-# (clause 2.7.4.2), so a second Delivery of the warehouse queues behind the
-# first. Each is held until the transaction's commit is durable.
-TPCC_ROW_LOCKS: dict[str, list[dict[str, Any]]] = {
-    "new_order": [{"rows": "district", "per_unit": 10}],
-    "payment": [{"rows": "district", "per_unit": 10}, {"rows": "warehouse", "per_unit": 1}],
-    "delivery": [{"rows": "oldest new-order", "per_unit": 1}],
-}
-
-
 def check_out_path(path: str | os.PathLike) -> Path:
     """A clean error before anything runs when the profile cannot be written there."""
     p = Path(path)
@@ -101,8 +90,6 @@ def read_only_types(wspec: dict[str, Any]) -> set[str]:
 def host_cpu_now() -> tuple[float, float]:
     """The machine's busy CPU time so far (user, nice, system, irq, softirq
     of /proc/stat, s; steal and idle left out) and a monotonic clock."""
-    import time
-
     try:
         f = Path("/proc/stat").read_text().split("\n", 1)[0].split()
         tick = os.sysconf("SC_CLK_TCK")
@@ -159,14 +146,18 @@ def to_toml(profile: dict[str, Any]) -> str:
 
 def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str, sweep: list[dict[str, Any]],
           mrc_points: list[tuple[float, float]], mrc_method: str, provenance: dict[str, Any],
-          size_run: dict[str, Any], read_only: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
-    """The profile from the sweep's runs (per-type demand, the CPU penalty's
-    fit, the per-count figures), the miss-ratio points (cache fraction, miss
-    ratio) and provenance: `storlab_workload::recording::build` turns the
-    raw measurements into the profile."""
+          size_run: dict[str, Any], read_only: set[str] | frozenset[str] = frozenset(), engine: str = "postgresql",
+          sync_off: dict[str, Any] | None = None, commit_every: int | None = None) -> dict[str, Any]:
+    """The profile from the sweep's runs as measured (per-type demand, the
+    CPU penalty's fit, the per-count figures), the miss-ratio points (cache
+    fraction, miss ratio), the run at one user without a flush at commit,
+    and provenance: `storlab_workload::recording::build` turns the raw
+    measurements into the profile (on MariaDB dealing InnoDB's global
+    counters to the types first)."""
     rec = {"name": name, "workload": workload, "kind": kind, "scale": float(scale), "scale_unit": scale_unit,
            "sweep": sweep, "mrc_points": [list(p) for p in mrc_points], "mrc_method": mrc_method,
-           "size_run": size_run, "read_only": sorted(read_only)}
+           "size_run": size_run, "read_only": sorted(read_only), "engine": engine, "sync_off": sync_off,
+           "commit_every": None if commit_every is None else float(commit_every)}
     # A figure the machine could not give (NaN) is left out: the reader
     # then takes what the run has instead.
     built: dict[str, Any] = json.loads(_native.profile_build_json(json.dumps(_finite(rec, "", [])), json.dumps(provenance)))
@@ -265,19 +256,14 @@ def record_sweep_vus(vus: list[int]) -> list[int]:
     return out
 
 
-def outside_run(managed: Any, run_once: Callable[[], dict[str, Any]]) -> tuple[float, float] | None:
+def sync_off_run(managed: Any, run_once: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """One more run at one user with synchronous_commit off (no flush to
-    wait for; the sweep's shared_buffers, data read in): the time per
-    transaction outside the server, 1 / X(1) − its CPU per transaction (the
-    client's round trip, its own CPU, wake-ups), and that CPU per
-    transaction, both µs."""
+    wait for; the sweep's shared_buffers, data read in). The profile's build
+    takes from it the time per transaction outside the server (the client's
+    round trip, its own CPU, wake-ups) and, against the sweep's run at one
+    user, the CPU of one WAL flush."""
     before_sweep(managed, synchronous_commit="off")
-    run = run_once()
-    n = sum(t["commits"] + t["rollbacks"] for t in run["txn"].values())
-    c = cpu_per_txn(run)
-    if n <= 0 or c <= 0 or not run.get("duration_s"):
-        return None
-    return max(0.0, run["duration_s"] / n * 1e6 - c), c
+    return run_once()
 
 
 # How often the recorder samples the users' backends (pg_stat_activity).
@@ -314,9 +300,6 @@ class ClientWaits:
         self._reader: Any = None
 
     def __enter__(self) -> "ClientWaits":
-        import subprocess
-        import threading
-
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
         try:
             # On the cluster's postgres database: the driver waits after each
@@ -363,19 +346,6 @@ class ClientWaits:
         return {"idle_share": share, "samples": float(sum(c[1] for c in self.samples.values()))}
 
 
-def flush_cpu(concurrency: dict[str, Any], cpu_sync_off: float) -> float:
-    """The CPU of one WAL flush, µs: the CPU per transaction at one user
-    with synchronous_commit on (the sweep) less with it off, over the WAL
-    syncs per transaction at one user; 0 where either is missing."""
-    vus = concurrency.get("vus") or []
-    syncs = concurrency.get("wal_syncs_per_txn") or []
-    if 1 not in vus or len(syncs) != len(vus):
-        return 0.0
-    i = vus.index(1)
-    on, k = concurrency["cpu_us_per_txn"][i], syncs[i]
-    return max(0.0, on - cpu_sync_off) / k if on > 0 and k > 0 else 0.0
-
-
 RECORDING_HOST = "local/recording/host"
 RECORDING_DISK = "local/recording/disk"
 # Simulated warm-up and window of each model run the penalty's bisection
@@ -390,8 +360,6 @@ def recording_overlay(flush: dict[str, float], m: dict[str, Any]) -> str:
     durable write `flush_probe` timed there (the log's flush), with caps no
     workload here reaches (the penalty is meant where storage is not the
     limit)."""
-    from storlab.calibrate import overlay, overlay_text
-
     med, p99 = flush["flush_median_us"], max(flush["flush_p99_us"], flush["flush_median_us"])
     lat = {"read_median_us": med, "read_p99_us": p99, "write_median_us": med, "write_p99_us": p99,
            "flush_median_us": med, "flush_p99_us": p99}
@@ -419,10 +387,6 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
     bisection is the simulator's (`storlab_sim::database::fit_penalty`).
 
     Returns the multipliers, the method in words and the bounds."""
-    import tempfile
-
-    from storlab.catalog import read_catalog_files
-
     conc = prof["concurrency"]
     vus, thr = conc["vus"], conc["throughput"]
     cat = _native.Catalog(read_catalog_files() + [("recording-machine.toml", recording_overlay(flush, m))])
@@ -633,7 +597,7 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     insert = kind == "insert"
     ramp, dur = (0.0, duration_s) if insert else (min(rampup_s, 5.0), min(duration_s, 15.0))
     pts = mrc_runs(managed, data_bytes, lambda: run_one(vus_m, ramp, dur))
-    outside = None if insert else outside_run(managed, lambda: run_one(1, ramp, dur))
+    sync_off = None if insert else sync_off_run(managed, lambda: run_one(1, ramp, dur))
     # The write-back curve on the home units the run uses: TPC-C's users
     # take home warehouses round-robin, so min(users, warehouses).
     wb_units = float(min(vus_m, warehouses)) if kind == "tpcc" else 1.0
@@ -656,23 +620,11 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
     if cpu_reference:
         prov["cpu_reference"] = cpu_reference
     prof = build(name=path.stem, workload=name, kind=kind, scale=scale, scale_unit=unit, sweep=runs,
-                 mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run, read_only=read_only_types(wspec))
-    if outside is not None:
-        prof["concurrency"]["outside_us"] = outside[0]
-        prof["concurrency"]["cpu_us_sync_off"] = outside[1]
-        prof["concurrency"]["flush_cpu_us"] = flush_cpu(prof["concurrency"], outside[1])
+                 mrc_points=pts, mrc_method=method, provenance=prov, size_run=size_run, read_only=read_only_types(wspec),
+                 sync_off=sync_off, commit_every=commit_every)
     if writeback is not None:
         prof["writeback"] = writeback
-    if insert:
-        for t in prof["transaction"]:
-            t["rows_per_txn"] = float(commit_every)
-    if kind == "tpcc":
-        for t in prof["transaction"]:
-            if t["name"] in TPCC_ROW_LOCKS:
-                t["row_locks"] = TPCC_ROW_LOCKS[t["name"]]
     # The penalty last: the model it runs needs everything above.
-    from storlab.calibrate import flush_probe
-
     flush = flush_probe(managed.wal_dir or managed.dir)
     prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]
     set_penalty(prof, flush)

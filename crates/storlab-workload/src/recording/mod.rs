@@ -6,6 +6,8 @@
 //! profile's demand per transaction type, its concurrency figures and its
 //! data size (docs/profile.md, "How it is recorded").
 
+pub mod innodb;
+
 use crate::fit;
 use indexmap::IndexMap;
 use serde::Deserialize;
@@ -23,6 +25,18 @@ const STAT_KEYS: [&str; 8] = ["calls", "exec_ms", "blks_hit", "blks_read", "blks
 pub struct TxnCount {
     pub commits: f64,
     pub rollbacks: f64,
+    /// The client's mean latency, µs.
+    pub lat_mean_us: Option<f64>,
+}
+
+/// One entry of a MariaDB run's `program_times`: a type's stored procedure
+/// (its calls and the server's time in it over the run, ms), or a figure
+/// of the run (`dirtied_per_txn`: pages newly dirtied per transaction).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum ProgramEntry {
+    Procedure { calls: f64, ms: f64 },
+    Figure(f64),
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -73,6 +87,20 @@ pub struct Run {
     pub client_cpu_us_per_txn: Option<f64>,
     pub client_wait: Option<ClientWait>,
     pub io_profile: Option<IoProfile>,
+    /// MariaDB: performance_schema's time per stored procedure and the
+    /// pages the run dirtied (`innodb::split` reads them).
+    pub program_times: Option<IndexMap<String, ProgramEntry>>,
+}
+
+/// The server a recording measured, which says how its counters are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// Per-statement counters (pg_stat_statements), 8 KiB pages.
+    #[default]
+    Postgresql,
+    /// InnoDB's global counters, dealt to the types (`innodb::split`), 16 KiB pages.
+    Mariadb,
 }
 
 /// What the recorder hands over besides the runs.
@@ -93,6 +121,59 @@ pub struct Recording {
     /// The types that write nothing (no commit flush).
     #[serde(default)]
     pub read_only: Vec<String>,
+    #[serde(default)]
+    pub engine: Engine,
+    /// The run at one user without a flush at commit (PostgreSQL's
+    /// synchronous_commit off, InnoDB's innodb_flush_log_at_trx_commit 0):
+    /// the time outside the server and the CPU a flush costs.
+    #[serde(default)]
+    pub sync_off: Option<Run>,
+    /// The insert storm's rows per commit.
+    #[serde(default)]
+    pub commit_every: Option<f64>,
+}
+
+/// The rows TPC-C's transactions update that the other users of the same
+/// home warehouse update too, in the order storlab's functions update them
+/// (crates/storlab-db/sql/pg_tpcc_functions.sql, mysql_tpcc_procedures.sql):
+/// New-Order increments its district's D_NEXT_O_ID (clause 2.4.2.2);
+/// Payment adds to its district's D_YTD and its warehouse's W_YTD (clause
+/// 2.5.2.2); Delivery takes each district's oldest NEW-ORDER row FOR
+/// UPDATE, districts 1 to 10 in turn (clause 2.7.4.2), so a second Delivery
+/// of the warehouse queues behind the first. Each is held until the
+/// transaction's commit is durable. (type, [(rows, per warehouse)])
+pub const TPCC_ROW_LOCKS: [(&str, &[(&str, i64)]); 3] = [
+    ("new_order", &[("district", 10)]),
+    ("payment", &[("district", 10), ("warehouse", 1)]),
+    ("delivery", &[("oldest new-order", 1)]),
+];
+
+/// The CPU of one log flush, µs: the CPU per transaction at one user with a
+/// flush at commit (the sweep) less without (`cpu_sync_off`), over the
+/// flushes per transaction at one user; 0 where either is missing.
+pub fn flush_cpu(vus: &[u32], cpu_us_per_txn: &[f64], syncs_per_txn: Option<&[f64]>, cpu_sync_off: f64) -> f64 {
+    let Some(syncs) = syncs_per_txn.filter(|s| s.len() == vus.len()) else { return 0.0 };
+    let Some(i) = vus.iter().position(|&v| v == 1) else { return 0.0 };
+    let (on, k) = (cpu_us_per_txn[i], syncs[i]);
+    if on > 0.0 && k > 0.0 {
+        (on - cpu_sync_off).max(0.0) / k
+    } else {
+        0.0
+    }
+}
+
+/// From the run without a flush at commit: the time per transaction
+/// outside the server, its window over its transactions less its CPU per
+/// transaction (the client's round trip, its own CPU, wake-ups), and that
+/// CPU, both µs; None where the run measured nothing.
+fn outside_sync_off(run: &Run) -> Option<(f64, f64)> {
+    let n: f64 = run.txn.values().map(|t| t.commits + t.rollbacks).sum();
+    let c = cpu_per_txn(run);
+    let d = run.duration_s.filter(|&d| d != 0.0)?;
+    if n <= 0.0 || c <= 0.0 {
+        return None;
+    }
+    Some(((d / n * 1e6 - c).max(0.0), c))
 }
 
 /// The CPU one transaction of a run costs the server, µs. With the
@@ -222,8 +303,16 @@ fn floats(v: impl IntoIterator<Item = f64>) -> Value {
 /// (medians over a count's repeats), the data size and the miss-ratio
 /// curve. `provenance` goes in as given. An error says why there is no
 /// profile.
-pub fn build(rec: &Recording, provenance: Table) -> Result<Table, String> {
-    let mut txns = transactions(&rec.sweep, &rec.read_only);
+pub fn build(rec: &Recording, mut provenance: Table) -> Result<Table, String> {
+    let (sweep, sync_off) = match rec.engine {
+        Engine::Postgresql => (rec.sweep.clone(), rec.sync_off.clone()),
+        Engine::Mariadb => {
+            let (sweep, dealt): (Vec<Run>, Vec<innodb::Dealt>) = rec.sweep.iter().map(|r| innodb::split(r, &rec.read_only)).unzip();
+            innodb::provenance(&mut provenance, &dealt, &rec.sweep);
+            (sweep, rec.sync_off.as_ref().map(innodb::server_cpu_only))
+        }
+    };
+    let mut txns = transactions(&sweep, &rec.read_only);
     if txns.is_empty() {
         return Err("the recording measured no transactions — run longer (--duration) or with more --vus".into());
     }
@@ -240,7 +329,7 @@ pub fn build(rec: &Recording, provenance: Table) -> Result<Table, String> {
     // wait for the client, and the measured window.
     let mut thr_by: IndexMap<u32, Vec<f64>> = IndexMap::new();
     let (mut cpu_by, mut sync_by, mut syncs_by, mut wait_by, mut window_by) = (thr_by.clone(), thr_by.clone(), thr_by.clone(), thr_by.clone(), thr_by.clone());
-    for run in &rec.sweep {
+    for run in &sweep {
         let x = run.tpm_client / 60.0;
         thr_by.entry(run.vus).or_default().push(x);
         if run.duration_s.unwrap_or(0.0) > 0.0 {
@@ -287,6 +376,12 @@ pub fn build(rec: &Recording, provenance: Table) -> Result<Table, String> {
         // CPU plus the time outside the server.
         outside_us = (1e6 / thr[i] - c1).max(0.0);
     }
+    // Better, where the recorder ran one user without a flush at commit:
+    // there nothing waits for the log either.
+    let sync_off = sync_off.as_ref().and_then(outside_sync_off);
+    if let Some((outside, _)) = sync_off {
+        outside_us = outside;
+    }
     let mut pts = rec.mrc_points.clone();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let nopm_share = txns.iter().find(|t| t["name"].as_str() == Some("new_order")).map_or(0.0, share);
@@ -303,10 +398,32 @@ pub fn build(rec: &Recording, provenance: Table) -> Result<Table, String> {
     conc.insert("vus".into(), Value::Array(vus.iter().map(|&v| Value::Integer(i64::from(v))).collect()));
     conc.insert("throughput".into(), floats(thr));
     conc.insert("throughput_stdev".into(), floats(thr_sd));
-    conc.insert("cpu_us_per_txn".into(), floats(cpu));
+    conc.insert("cpu_us_per_txn".into(), floats(cpu.iter().copied()));
     for (key, by) in [("wal_sync_us", &sync_by), ("wal_syncs_per_txn", &syncs_by), ("client_wait_us", &wait_by), ("window_s", &window_by)] {
         if !vus.is_empty() && vus.iter().all(|v| by.contains_key(v)) {
             conc.insert(key.into(), floats(vus.iter().map(|v| median(&by[v]))));
+        }
+    }
+    if let Some((_, cpu_off)) = sync_off {
+        let syncs: Option<Vec<f64>> = vus.iter().map(|v| syncs_by.get(v).map(|s| median(s))).collect();
+        conc.insert("cpu_us_sync_off".into(), cpu_off.into());
+        conc.insert("flush_cpu_us".into(), flush_cpu(&vus, &cpu, syncs.as_deref(), cpu_off).into());
+    }
+    for t in &mut txns {
+        let name = t["name"].as_str().unwrap_or_default().to_string();
+        if rec.kind == "insert" {
+            if let Some(rows) = rec.commit_every {
+                t.insert("rows_per_txn".into(), rows.into());
+            }
+        }
+        if let Some((_, locks)) = TPCC_ROW_LOCKS.iter().find(|(n, _)| rec.kind == "tpcc" && *n == name) {
+            let locks = locks.iter().map(|(rows, per_unit)| {
+                let mut l = Table::new();
+                l.insert("rows".into(), (*rows).into());
+                l.insert("per_unit".into(), (*per_unit).into());
+                Value::Table(l)
+            });
+            t.insert("row_locks".into(), Value::Array(locks.collect()));
         }
     }
     let mut p = Table::new();
@@ -318,7 +435,11 @@ pub fn build(rec: &Recording, provenance: Table) -> Result<Table, String> {
     p.insert("metric".into(), (if rec.kind == "tpcc" { "nopm" } else { "tpm" }).into());
     p.insert("nopm_per_txn".into(), nopm_share.into());
     p.insert("provenance".into(), Value::Table(provenance));
-    p.insert("data".into(), Value::Table(data_size(&rec.size_run, &rec.kind, rec.scale)));
+    let mut data = data_size(&rec.size_run, &rec.kind, rec.scale);
+    if rec.engine == Engine::Mariadb {
+        data.insert("page_bytes".into(), innodb::PAGE_BYTES.into());
+    }
+    p.insert("data".into(), Value::Table(data));
     p.insert("mrc".into(), Value::Table(mrc));
     p.insert("concurrency".into(), Value::Table(conc));
     p.insert("transaction".into(), Value::Array(txns.into_iter().map(Value::Table).collect()));
@@ -331,8 +452,8 @@ mod tests {
 
     fn run(vus: u32, tpm: f64, cpu_s: f64) -> Run {
         let mut r = Run { vus, tpm_client: tpm, ..Run::default() };
-        r.txn.insert("a".into(), TxnCount { commits: 28.0, rollbacks: 2.0 });
-        r.txn.insert("b".into(), TxnCount { commits: 10.0, rollbacks: 0.0 });
+        r.txn.insert("a".into(), TxnCount { commits: 28.0, rollbacks: 2.0, lat_mean_us: None });
+        r.txn.insert("b".into(), TxnCount { commits: 10.0, rollbacks: 0.0, lat_mean_us: None });
         let stats = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect::<IndexMap<_, _>>();
         let mut per_type = IndexMap::new();
         per_type.insert("a".into(), stats(&[("exec_ms", 30.0), ("blks_hit", 300.0), ("blks_read", 60.0), ("blks_dirtied", 30.0), ("wal_bytes", 3000.0)]));
@@ -374,6 +495,9 @@ mod tests {
             mrc_points: vec![(0.5, 0.1), (0.1, 0.4), (1.0, 0.2)],
             mrc_method: "m".into(),
             read_only: vec![],
+            engine: Engine::Postgresql,
+            sync_off: None,
+            commit_every: None,
         };
         let p = build(&rec, Table::new()).unwrap();
         let c = p["concurrency"].as_table().unwrap();
@@ -384,5 +508,96 @@ mod tests {
         assert_eq!(nums(&p["mrc"]["miss_ratio"]), vec![0.4, 0.1, 0.1]);
         assert_eq!(p["metric"].as_str(), Some("tpm"));
         assert!(build(&Recording { sweep: vec![], ..rec }, Table::new()).is_err());
+    }
+
+    #[test]
+    fn flush_cpu_is_the_sync_cost_at_one_user_over_its_syncs() {
+        // 500 µs a transaction with a flush at commit, 410 without, 0.9
+        // syncs a transaction: (500 − 410) / 0.9 = 100 µs a flush.
+        let (vus, cpu, syncs) = ([1, 2], [500.0, 600.0], [0.9, 0.8]);
+        assert!((flush_cpu(&vus, &cpu, Some(&syncs), 410.0) - 100.0).abs() < 1e-9);
+        // Faster with the flush than without (noise): no negative CPU.
+        assert_eq!(flush_cpu(&vus, &cpu, Some(&syncs), 520.0), 0.0);
+        // No sync counts (an older recording) or no one-user point: nothing to split.
+        assert_eq!(flush_cpu(&vus, &cpu, None, 410.0), 0.0);
+        assert_eq!(flush_cpu(&[2, 4], &cpu, Some(&syncs), 410.0), 0.0);
+    }
+
+    #[test]
+    fn a_tpcc_recording_without_a_flush_at_one_user_gives_the_time_outside_and_the_flushs_cpu() {
+        // The run without a flush: 40 transactions in 2 s on 0.4 s of the
+        // server's CPU, 10,000 µs each, so 50,000 − 10,000 = 40,000 µs
+        // outside. The sweep at one user: 1 s of CPU over 40, 25,000 µs, and
+        // 0.5 WAL syncs a transaction: (25,000 − 10,000) / 0.5 = 30,000 µs a
+        // flush.
+        let mut sweep = vec![run(1, 600.0, 1.0), run(2, 1200.0, 1.2), run(4, 1500.0, 1.5)];
+        for r in &mut sweep {
+            r.io_profile = Some(IoProfile { transactions: Some(40.0), totals: Some([("wal_sync".to_string(), 20.0)].into_iter().collect()), ..IoProfile::default() });
+        }
+        let mut off = run(1, 1200.0, 0.4);
+        off.duration_s = Some(2.0);
+        let mut names = sweep.clone();
+        for r in names.iter_mut().chain(std::iter::once(&mut off)) {
+            let txn = std::mem::take(&mut r.txn);
+            r.txn = txn.into_iter().map(|(k, t)| (if k == "a" { "payment".to_string() } else { "order_status".to_string() }, t)).collect();
+            let server = r.server.as_mut().unwrap();
+            let per_type = server.per_type.take().unwrap();
+            server.per_type = Some(per_type.into_iter().map(|(k, t)| (if k == "a" { "payment".to_string() } else { "order_status".to_string() }, t)).collect());
+        }
+        let rec = Recording {
+            name: "t".into(),
+            workload: "tpcc".into(),
+            kind: "tpcc".into(),
+            scale: 1.0,
+            scale_unit: "warehouse".into(),
+            size_run: names[0].clone(),
+            sweep: names,
+            mrc_points: vec![(1.0, 0.0)],
+            mrc_method: "m".into(),
+            read_only: vec!["order_status".into()],
+            engine: Engine::Postgresql,
+            sync_off: Some(off),
+            commit_every: None,
+        };
+        let p = build(&rec, Table::new()).unwrap();
+        let c = p["concurrency"].as_table().unwrap();
+        assert!((c["outside_us"].as_float().unwrap() - 40_000.0).abs() < 1e-6);
+        assert!((c["cpu_us_sync_off"].as_float().unwrap() - 10_000.0).abs() < 1e-6);
+        assert!((c["flush_cpu_us"].as_float().unwrap() - 30_000.0).abs() < 1e-6);
+        let t = p["transaction"].as_array().unwrap();
+        let payment = t.iter().find(|t| t["name"].as_str() == Some("payment")).unwrap();
+        let locks: Vec<(String, i64)> = payment["row_locks"].as_array().unwrap().iter().map(|l| (l["rows"].as_str().unwrap().to_string(), l["per_unit"].as_integer().unwrap())).collect();
+        assert_eq!(locks, vec![("district".to_string(), 10), ("warehouse".to_string(), 1)]);
+        let status = t.iter().find(|t| t["name"].as_str() == Some("order_status")).unwrap();
+        assert!(status.get("row_locks").is_none() && status.get("rows_per_txn").is_none());
+        assert_eq!(p["data"]["page_bytes"].as_float(), Some(8192.0));
+    }
+
+    #[test]
+    fn a_mariadb_insert_recording_has_innodb_pages_and_its_rows_per_commit() {
+        let mut r = run(1, 600.0, 1.0);
+        r.txn = [("insert".to_string(), TxnCount { commits: 30.0, rollbacks: 0.0, lat_mean_us: Some(2000.0) })].into_iter().collect();
+        let rec = Recording {
+            name: "t".into(),
+            workload: "insert".into(),
+            kind: "insert".into(),
+            scale: 1000.0,
+            scale_unit: "row".into(),
+            size_run: r.clone(),
+            sweep: vec![r.clone(), Run { vus: 2, ..r.clone() }, Run { vus: 4, ..r }],
+            mrc_points: vec![(1.0, 0.0)],
+            mrc_method: "m".into(),
+            read_only: vec![],
+            engine: Engine::Mariadb,
+            sync_off: None,
+            commit_every: Some(100.0),
+        };
+        let p = build(&rec, Table::new()).unwrap();
+        assert_eq!(p["data"]["page_bytes"].as_float(), Some(16384.0));
+        assert_eq!(p["transaction"][0]["rows_per_txn"].as_float(), Some(100.0));
+        assert!(p["transaction"][0].get("row_locks").is_none());
+        assert_eq!(p["provenance"]["engine"].as_str(), Some("mariadb"));
+        // No procedure times: the client's latency dealt the counters.
+        assert!(p["provenance"]["counters"].as_str().unwrap().contains("mean latency"));
     }
 }
