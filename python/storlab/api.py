@@ -14,6 +14,7 @@ from typing import Any, Callable
 from storlab import _native, emulated
 from storlab.calibrate import cache_suspects, flush_probe, machine_overlay
 from storlab.catalog import dated_catalog, open_catalog, read_catalog_files, read_scenario
+from storlab.cluster import ray_cluster
 from storlab.db.runner import bench_db
 from storlab.errors import ScenarioError, StorlabError
 from storlab.files import write_atomically
@@ -141,8 +142,6 @@ def advise(
     if ray is None:
         raw = run()
     else:
-        from storlab.cluster import ray_cluster
-
         with ray_cluster(ray, file=name, text=text, question_dir=here, files=read_catalog_files(catalog), as_of=as_of,
                          demand_json=demand_json) as cluster:
             raw = run(cluster)
@@ -171,8 +170,6 @@ def measured_demand(path: str | os.PathLike) -> dict[str, Any]:
     reader): IOPS at its busiest period (the Maximum statistic over the
     lookback, as AWS Compute Optimizer takes it), the MB/s and read share of
     that period, and the mean I/O size."""
-    from storlab.errors import ScenarioError
-
     p = Path(path)
     try:
         data = p.read_bytes()

@@ -17,10 +17,15 @@ current p99/median, and p99 keeps that ratio.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
+import platform
 import re
+import shutil
+import tempfile
+import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -171,9 +176,6 @@ def flush_probe(folder: str | os.PathLike, seconds: float = 3.0, max_writes: int
     — pg_test_fsync's "one 8kB write" test. Median and p99 of write + flush,
     µs. On a disk with a volatile write cache the flush is most of it; a
     plain O_DIRECT write job does not show it. The file is removed after."""
-    import tempfile
-    import time
-
     fd, name = tempfile.mkstemp(prefix=".storlab-flush-", dir=str(folder))
     lat: list[float] = []
     try:
@@ -254,8 +256,6 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
     lim = json.loads(cat.limits_json(name, text))
     names = [c["name"] for c in lim["configs"]]
     if config not in names:
-        import difflib
-
         near = difflib.get_close_matches(config, names, n=1)
         hint = f" — did you mean '{near[0]}'?" if near else f" — configs: {', '.join(names)}"
         raise ScenarioError(f"{scenario}: --config: no config '{config}'{hint}")
@@ -271,8 +271,6 @@ def this_host() -> str:
     """This machine's name as catalog ids use it (`local/measured/<name>`,
     `local/host/<name>`): the host name in lower case, runs of other
     characters as one hyphen."""
-    import platform
-
     return re.sub(r"[^a-z0-9]+", "-", (platform.node() or "this-machine").lower()).strip("-") or "this-machine"
 
 
@@ -323,8 +321,6 @@ def machine_overlay(rec: dict[str, Any], out_name: str, flush: dict[str, float] 
     sequential throughput per direction) and whose latency is fitted to the
     QD1 jobs; `flush` (from `flush_probe`) adds its durable-write latency;
     and this machine as a host `local/host/<hostname>` (`host_entry`)."""
-    import shutil
-
     suspects = cache_suspects(rec)
     if suspects:
         raise ScenarioError(f"--calibrate-out: {suspects[0]}; the overlay would give the cache's speed as the disk's caps")

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,7 +38,7 @@ SETTLE_S = 10.0
 
 def _ray():
     try:
-        import ray
+        import ray  # optional and heavy: only a --ray run loads it
     except ImportError:
         raise StorlabError("--ray needs Ray, which is not installed: pip install 'storlab[ray]'") from None
     return ray
@@ -122,8 +123,6 @@ class RayCluster:
 def _reachable(address: str, timeout_s: float = 5.0) -> None:
     """Refuses at once an address nothing listens on (Ray itself would
     retry for minutes)."""
-    import socket
-
     hostport = address.removeprefix("ray://")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():

@@ -6,9 +6,12 @@ emulator, is as honest as on a real machine), run on them, and unmount."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -100,8 +103,6 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
                 series += json.loads((base / "metrics.json").read_text())["series"]
             except (OSError, ValueError, KeyError):
                 pass
-        import shutil
-
         shutil.rmtree(base, ignore_errors=True)
         for d in made:  # deepest first
             try:
@@ -113,8 +114,6 @@ def mounted(spec: str, workdir: Path, roles: list[str | None], extra: list[str] 
 def _die_with_parent() -> None:
     """In the emulator's process: SIGTERM (unmount, exit) when the process
     that started it dies, so a killed benchmark leaves no mount behind."""
-    import ctypes
-
     PR_SET_PDEATHSIG = 1
     ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
@@ -124,8 +123,6 @@ def _stale(path: Path) -> bool:
         os.listdir(path)  # asks the server; a stat may be answered from cache
         return False
     except OSError as e:
-        import errno
-
         return e.errno == errno.ENOTCONN
 
 

@@ -8,11 +8,15 @@ drives (default: chromium on PATH); NO_COLOR — plain output."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import sys
 
 import typer
 
 from storlab.errors import InternalError, StorlabError, SuspectProfileError
+from storlab.host import tool_info
 
 app = typer.Typer(
     name="storlab",
@@ -32,8 +36,6 @@ def _root(
     # --debug is read in main(), before typer parses anything.
     del debug
     if version:
-        from storlab import tool_info
-
         info = tool_info()
         typer.echo(f"storlab {info['version']} ({info['git_sha'][:12]})")
         raise typer.Exit(0)
@@ -82,8 +84,6 @@ def _from_interrupt(e: BaseException) -> bool:
 def main() -> None:
     """Entry point: usage errors exit 2 (typer), user errors 1, Ctrl-C 130,
     SIGTERM 143, SIGHUP 129."""
-    import signal
-
     def _terminate(signum, frame):
         # SIGTERM (kill, a CI timeout) and SIGHUP (the terminal closed) end a
         # run like Ctrl-C: what was measured is kept, test files, mounts and
@@ -96,8 +96,6 @@ def main() -> None:
     debug = "--debug" in sys.argv
     if debug:
         # Rust's own panic output too (storlab._native keeps it quiet otherwise).
-        import os
-
         os.environ["STORLAB_DEBUG"] = "1"
     try:
         app()
@@ -149,8 +147,6 @@ def main() -> None:
 def _short(message: str, longest: int = 200) -> str:
     """One line, each word of it at most `longest` characters: a 100 kB key
     echoed back is cut to its start and its length."""
-    import re
-
     def cut(m: re.Match) -> str:
         w = m.group(0)
         return f"{w[:longest]}…({len(w):,} characters)"

@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Group
+from rich.console import Console, Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress
 from rich.table import Table
 from rich.text import Text
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.out import emit
+from storlab.cli.report import check_output, write_report_of
 from storlab.errors import StorlabError
-from storlab.cli.out import console, emit
 
 
 def _money(x: float | None) -> str:
@@ -124,18 +126,12 @@ def advise_cmd(
     accept_suspect: bool = typer.Option(False, "--accept-suspect", help="Use a database profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning, rather than refuse it."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
-    from rich.console import Console
-
-    from storlab.cli.report import check_output, write_report_of
-
     for flag, v in (("--top", top), ("--threads", threads)):
         if v is not None and v < 1:
             raise StorlabError(f"{flag} {v}: must be at least 1 — nearest valid value 1")
     check_output(report)
     err = Console(stderr=True)
     if sys.stderr.isatty():
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress
-
         with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
             task = bar.add_task("advise", total=None)
             rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,

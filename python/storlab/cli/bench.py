@@ -5,19 +5,25 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress
 from rich.table import Table
 from rich.text import Text
 
-from storlab import api
+from storlab import api, emulated
+from storlab.api import bench_db
+from storlab.cli.import_ import write_hammerdb_json
+from storlab.cli.out import console, csv_text, emit, latency, one_of
+from storlab.cli.report import check_output, write_report_of
+from storlab.db import import_profile
 from storlab.errors import DatabaseGone, ScenarioError, StorlabError
 from storlab.export.fio import to_fio_json
 from storlab.export.simulate import together
-from storlab.cli.out import console, csv_text, emit, latency, one_of
 
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
 
@@ -82,14 +88,10 @@ def disk_cmd(
     if output_format not in (None, "fio-json", "json"):
         raise StorlabError(f"--output-format '{output_format}' — use fio-json or json")
     one_of(json_out or output_format is not None, csv_out)
-    from storlab.cli.report import check_output
-
     check_output(report)
     err = Console(stderr=True)
     opts = dict(emulate=emulate, calibrate_out=calibrate_out)
     if sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress
-
         with Progress("measuring", BarColumn(), "{task.completed}/{task.total} tests", console=err, transient=True) as bar:
             task = bar.add_task("bench", total=None)
             rec = api.bench_disk(path, profile, job, size, engine, runs, runtime, interval, not buffered,
@@ -102,8 +104,6 @@ def disk_cmd(
     if calibration.get("device"):
         err.print(f"{calibration['device']} and {calibration['host']} → {calibrate_out} (load it with --catalog)")
     if report is not None:
-        from storlab.cli.report import write_report_of
-
         write_report_of(rec, Path("bench-disk"), report)
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
@@ -154,8 +154,6 @@ class _Line:
     transactions per minute over the last few seconds."""
 
     def __init__(self, err: Console):
-        import time
-
         self.err, self.time = err, time
         self.hist: list[tuple[float, int]] = []
         self.phase = None
@@ -215,9 +213,6 @@ def db_cmd(
     emulate: Optional[str] = typer.Option(None, "--emulate", help="SCENARIO:CONFIG — put the database's files (SQLite file or managed cluster) on an emulated volume of that deployment, mounted under --dir for the run."),
 ) -> None:
     """Drive a real database with TPC-C, the insert storm or your own SQL; NOPM, TPM and the I/O each transaction costs."""
-    from storlab.api import bench_db
-    from storlab.cli.report import check_output
-
     one_of(json_out, csv_out)
     check_output(report)
     check_output(hammerdb_json, "--hammerdb-json")
@@ -231,7 +226,6 @@ def db_cmd(
     try:
         with contextlib.ExitStack() as stack:
             if emulate:
-                from storlab import emulated
                 if dir is None:
                     raise StorlabError("--emulate needs --dir: the folder the emulated volume is mounted under")
                 # PostgreSQL's WAL goes to the config's log pool when it has one
@@ -268,12 +262,8 @@ def db_cmd(
         if line:
             line.done()
     if report is not None:
-        from storlab.cli.report import write_report_of
-
         write_report_of(rec, Path("bench-db"), report)
     if hammerdb_json is not None:
-        from storlab.cli.import_ import write_hammerdb_json
-
         write_hammerdb_json(rec, hammerdb_json)
     emit(rec, json_out, csv_out, lambda: csv_text(DB_CSV, db_rows(rec)), lambda: _db_table(rec))
     if not (json_out or csv_out):
@@ -316,7 +306,6 @@ def import_cmd(
     """Record a bulk-import profile: COPY of a generated CSV into a table with a
     primary key and an index on a PostgreSQL storlab runs itself; WAL, table
     and index bytes per input byte and the server's CPU per MiB."""
-    from storlab.db import import_profile
     if size_mib < 1:
         raise StorlabError(f"--size-mib {size_mib} — nearest valid value 1")
     if profile_out.suffix != ".toml" or not profile_out.parent.is_dir():

@@ -37,10 +37,8 @@ def calibrate_cmd(
     write_atomically(catalog_out, text)
     lat = summary["latency"]
     if csv_out:
-        import typer as _t
-
         rows = [{"device": d, **lat, "provenance": summary["provenance"]} for d in summary["devices"]]
-        _t.echo(csv_text(CSV_FIELDS, rows), nl=False)
+        typer.echo(csv_text(CSV_FIELDS, rows), nl=False)
     Console(stderr=True).print(
         f"{', '.join(summary['devices'])}: read {lat['read_median_us']:,.1f} µs median / {lat['read_p99_us']:,.1f} µs p99, "
         f"write {lat['write_median_us']:,.1f} / {lat['write_p99_us']:,.1f} µs"

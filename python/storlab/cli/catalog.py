@@ -9,8 +9,9 @@ import typer
 from rich.table import Table
 
 from storlab import api
-from storlab.export import to_json
 from storlab.cli.out import console, csv_text, emit, one_of
+from storlab.errors import StorlabError
+from storlab.export import to_json
 
 app = typer.Typer(help="Browse the catalog: devices, hosts, prices and their sources.", no_args_is_help=True)
 
@@ -25,8 +26,6 @@ def list_cmd(
     catalog: Optional[list[Path]] = CatalogOpt,
 ) -> None:
     """Every device and host id, with its title and file."""
-    from storlab.errors import StorlabError
-
     one_of(json_out, csv_out)
     if kind not in (None, "device", "host"):
         raise StorlabError(f"--kind '{kind}' — use 'device' or 'host'")

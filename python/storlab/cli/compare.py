@@ -11,8 +11,10 @@ from rich.table import Table
 from rich.text import Text
 
 from storlab.cli import app
-from storlab.errors import StorlabError
 from storlab.cli.out import console, csv_text, emit, latency, one_of
+from storlab.errors import StorlabError
+from storlab.report.compare import check_pairs, compare
+from storlab.report.records import load
 
 # How each figure prints: scale and format.
 _FMT = {"bw_bytes_s": (1e-6, ",.1f", " MB/s"),
@@ -62,9 +64,6 @@ def compare_cmd(
     pair: list[str] = typer.Option([], "--pair", help="BASE_CONFIG=NEW_CONFIG: compare these two configs, whatever their names (repeatable)."),
 ) -> None:
     """Base vs new: the same jobs or VU counts of two records, the ratio, and ◆ where the difference exceeds the run-to-run spread."""
-    from storlab.report.compare import check_pairs, compare
-    from storlab.report.records import load
-
     one_of(json_out, csv_out)
     a, b = load(base), load(new)
     for path, rec in ((base, a), (new, b)):

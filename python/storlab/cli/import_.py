@@ -6,6 +6,8 @@ prints."""
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -13,18 +15,17 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from storlab import _native
+from storlab import _native, tool_info
 from storlab.cli import app
-from storlab.errors import StorlabError
-from storlab.files import read_input, write_atomically
-from storlab.export import to_json
 from storlab.cli.out import console, latency, mb_s
+from storlab.cli.report import check_output
+from storlab.errors import StorlabError
+from storlab.export import to_json
+from storlab.files import read_input, write_atomically
 
 
 def read_import(path: str | Path) -> dict[str, Any]:
     """One file read by its tool's reader into a run record."""
-    import json
-
     p = Path(path)
     data = read_input(p, "file", "give a result file")
     rec: dict[str, Any] = json.loads(_native.import_record_json(str(p), data))
@@ -35,9 +36,6 @@ def write_hammerdb_json(rec: dict[str, Any], path: Path, timestamp: str | None =
     """`--hammerdb-json FILE` of bench db and simulate: the run as HammerDB's
     `hammerdb-job-report-v1` (the Rust writer's), stamped with the first
     run's start (else `timestamp`, else now), UTC."""
-    import json
-    from datetime import datetime, timezone
-
     if timestamp is None:
         runs = rec.get("runs") or []
         started = runs[0].get("started_unix_s") if runs else None
@@ -126,9 +124,6 @@ def import_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON instead of the table."),
 ) -> None:
     """Other tools' results as a storlab run record (engine "measure", tool.name the origin)."""
-    from storlab import tool_info
-    from storlab.cli.report import check_output
-
     check_output(output, "-o")
     rec = merge([(str(f), read_import(f)) for f in files])
     info = tool_info()

@@ -10,8 +10,8 @@ import typer
 
 from storlab import api
 from storlab.cli import app
-from storlab.export.limits import limits_table
 from storlab.cli.out import csv_text, emit, one_of
+from storlab.export.limits import CSV_FIELDS, limits_rows, limits_table
 
 
 @app.command("limits")
@@ -25,8 +25,6 @@ def limits_cmd(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
 ) -> None:
     """Ceilings per I/O pattern, with buckets full and empty, the component that binds, and the monthly cost."""
-    from storlab.export.limits import CSV_FIELDS, limits_rows
-
     one_of(json_out, csv_out)
     record = api.limits(scenario, catalog, at_iops=at_iops, at_mb_s=at_mb_s, as_of=as_of)
     emit(record, json_out, csv_out, lambda: csv_text(CSV_FIELDS, limits_rows(record)), lambda: limits_table(record))

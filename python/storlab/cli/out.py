@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 
+from storlab.errors import StorlabError
 from storlab.export import csv_text, to_json
 from storlab.units import latency, mb_s, with_mb_s
 
@@ -35,8 +36,6 @@ def console() -> Console:
 
 def one_of(json_out: bool, csv_out: bool) -> None:
     """--json and --csv both print to stdout: refuse both at once."""
-    from storlab.errors import StorlabError
-
     if json_out and csv_out:
         raise StorlabError("--json and --csv both print to stdout — choose one")
 

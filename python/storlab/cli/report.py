@@ -12,6 +12,9 @@ import typer
 from storlab.cli import app
 from storlab.errors import StorlabError
 from storlab.files import write_atomically
+from storlab.report import build_html
+from storlab.report.browser import write_pngs
+from storlab.report.records import from_data, load
 
 
 def check_output(out: Optional[Path], flag: str = "--report") -> None:
@@ -28,23 +31,17 @@ def check_output(out: Optional[Path], flag: str = "--report") -> None:
 
 def write_report(records: list, out: Path, png: Optional[Path] = None, title: Optional[str] = None) -> None:
     """Builds the page from loaded records and writes it (and the PNGs)."""
-    from storlab.report import build_html
-
     out = Path(out)
     check_output(out, "-o")
     data = build_html(records, title)
     write_atomically(out, data, "the report")
     if png is not None:
-        from storlab.report.browser import write_pngs
-
         write_pngs(out, png)
 
 
 def write_report_of(record: dict, source: Path, out: Path) -> None:
     """`--report FILE` of simulate and bench: the run's own report, named
     after its scenario (or the command)."""
-    from storlab.report.records import from_data
-
     write_report([from_data(record, str(source))], out)
 
 
@@ -56,8 +53,6 @@ def report_cmd(
     title: Optional[str] = typer.Option(None, "--title", help="The page's title (default: the records' titles)."),
 ) -> None:
     """Charts and tables from run records: summary per config, I/O jobs, time series with alarms, database sweeps, provenance."""
-    from storlab.report.records import load
-
     check_output(output, "-o")
     recs = [load(p) for p in records]
     write_report(recs, output, png, title)

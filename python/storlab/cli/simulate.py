@@ -4,19 +4,23 @@ config, configs side by side, with CloudWatch-style series."""
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TimeRemainingColumn
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.import_ import write_hammerdb_json
+from storlab.cli.out import emit, one_of
+from storlab.cli.report import check_output, write_report_of
 from storlab.errors import StorlabError
+from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
 from storlab.files import check_writable, write_atomically
 from storlab.units import parse_duration
-from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
-from storlab.cli.out import console, emit, one_of
 
 
 @app.command("simulate")
@@ -41,8 +45,6 @@ def simulate_cmd(
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
     one_of(json_out, csv_out)
-    from storlab.cli.report import check_output
-
     check_output(report)
     check_output(hammerdb_json, "--hammerdb-json")
     if cloudwatch is not None:
@@ -54,16 +56,12 @@ def simulate_cmd(
     overrides = {"config": config, "threads": threads, "iodepth": iodepth, "duration_s": duration_s, "profile": profile, "as_of": as_of,
                  "repeats": repeats, "accept_suspect": accept_suspect or None}
     try:
-        from datetime import datetime
-
         datetime.fromisoformat(start)
     except ValueError:
         raise StorlabError(f"--start '{start}' is not an ISO 8601 time — e.g. {DEFAULT_START}") from None
 
     err = Console(stderr=True)
     if sys.stderr.isatty():
-        from rich.progress import BarColumn, Progress, TimeRemainingColumn
-
         with Progress("simulating", BarColumn(), "{task.percentage:>3.0f}%", TimeRemainingColumn(), console=err, transient=True) as bar:
             task = bar.add_task("sim", total=1.0)
             record = api.simulate(scenario, catalog, period, progress=lambda f: bar.update(task, completed=f), **overrides)
@@ -73,12 +71,8 @@ def simulate_cmd(
     if cloudwatch is not None:
         write_atomically(cloudwatch, to_cloudwatch(record, start))
     if report is not None:
-        from storlab.cli.report import write_report_of
-
         write_report_of(record, scenario, report)
     if hammerdb_json is not None:
-        from storlab.cli.import_ import write_hammerdb_json
-
         write_hammerdb_json(record, hammerdb_json, datetime.fromisoformat(start).strftime("%Y-%m-%d %H:%M:%S"))
     emit(record, json_out, csv_out, lambda: to_csv(record), lambda: results_table(record))
     if csv_out:

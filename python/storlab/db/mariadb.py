@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -27,7 +28,6 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
 from storlab.db.managed import ManagedServer, _alive, _tail, _wait_dead
 from storlab.errors import DatabaseError
@@ -173,8 +173,6 @@ class ManagedMariadb(ManagedServer):
         self.sql(f"CREATE DATABASE IF NOT EXISTS {DBNAME}")
 
     def _user(self) -> str:
-        import pwd
-
         try:
             return pwd.getpwuid(os.geteuid()).pw_name
         except KeyError:

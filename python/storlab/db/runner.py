@@ -14,12 +14,15 @@ import errno
 import json
 import math
 import os
-import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 from storlab import _native, cpuprobe, cpuref
+from storlab.db import myprofile, profile as dbprofile
+from storlab.db.managed import ManagedPostgres
+from storlab.db.mariadb import ManagedMariadb
 from storlab.errors import DatabaseError, DatabaseGone, ScenarioError, StorlabError
 from storlab.host import finish_record, host_info
 from storlab.units import parse_duration
@@ -89,8 +92,6 @@ def _check_writable(folder: Path, dir: str) -> None:
     """Creates and removes a file in `folder` (what SQLite will do), so a
     folder without permission — or on a read-only file system, which stops
     root too — is a one-line error before anything runs."""
-    import tempfile
-
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".storlab-check-")
     except OSError as e:
@@ -150,16 +151,12 @@ class _Database:
         elif db == "managed-postgres":
             if not dir:
                 raise StorlabError("--db managed-postgres needs --dir DIR (the folder for the cluster's data directory)")
-            from storlab.db.managed import ManagedPostgres
-
             self.managed = ManagedPostgres(dir, keep=keep, max_connections=max_connections, settings=settings, wal_dir=wal_dir)
             self.spec = {}
             self.display = f"managed-postgres {Path(dir).resolve()}"
         elif db == "managed-mariadb":
             if not dir:
                 raise StorlabError("--db managed-mariadb needs --dir DIR (the folder for the server's data directory)")
-            from storlab.db.mariadb import ManagedMariadb
-
             self.managed = ManagedMariadb(dir, keep=keep, max_connections=max_connections, settings=settings)
             self.spec = {}
             self.display = f"managed-mariadb {Path(dir).resolve()}"
@@ -303,8 +300,6 @@ def bench_db(
         raise StorlabError("--db sqlite needs --dir DIR (the folder for its database file)")
     recording = None
     if profile_out is not None:
-        from storlab.db import myprofile, profile as dbprofile
-
         recording = dbprofile.check_out_path(profile_out)
         if db not in ("managed-postgres", "managed-mariadb"):
             raise StorlabError("--profile-out needs --db managed-postgres or managed-mariadb — the recorder restarts "

@@ -17,8 +17,10 @@ difference is real (noise 0)."""
 from __future__ import annotations
 
 import statistics
+from difflib import get_close_matches
 from typing import Any
 
+from storlab.errors import StorlabError
 from storlab.report.records import Record, finite, is_db, spread
 
 IO_FIGURES = [("iops", "IOPS"), ("bw_bytes_s", "MB/s"), ("lat_mean_us", "mean latency"), ("lat_p99_us", "p99 latency")]
@@ -98,10 +100,6 @@ def _row(config: str, job: Any, vus: Any, key: str, figure: str, va: float | Non
 def check_pairs(a: Record, b: Record, pairs: list[str]) -> list[tuple[str, str]]:
     """`--pair BASE_CONFIG=NEW_CONFIG` values as (config of A, config of B),
     each name checked against its record."""
-    from difflib import get_close_matches
-
-    from storlab.errors import StorlabError
-
     out = []
     for text in pairs:
         ca, sep, cb = text.partition("=")

@@ -114,8 +114,6 @@ def check_run_record(data: dict[str, Any], path: str) -> None:
     """A run record, checked before anything reads it: its fields' types by
     the one record type (storlab-record, through the binding), then its
     figures against their physical range. Raises naming file, entry and field."""
-    from storlab import _native
-
     for i, r in enumerate(data["results"]):
         for key in NON_NEGATIVE:
             v = r.get(key)
