@@ -12,7 +12,7 @@
 //! no stored procedures.
 
 use crate::error::{DbError, Result};
-use crate::session::{failed, BoxFuture, Outcome, Value};
+use crate::session::{settle, BoxFuture, Outcome, Value};
 use crate::{sqlite_io, wire};
 use std::sync::Arc;
 
@@ -193,14 +193,10 @@ impl Backend for PgBackend {
 
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
-            match self.run(&tx).await {
-                Ok(v) => (Outcome::Commit, v),
-                Err(e) => {
-                    let c = &mut self.c;
-                    let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
-                    (failed(e, &mut self.open, async move { c.simple("ROLLBACK").await.map(|_| ()) }, rollbacks).await, None)
-                }
-            }
+            let ran = self.run(&tx).await;
+            let c = &mut self.c;
+            let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
+            settle(ran, &mut self.open, async move { c.simple("ROLLBACK").await.map(|_| ()) }, rollbacks).await
         })
     }
 

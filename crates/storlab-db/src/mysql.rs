@@ -7,7 +7,7 @@
 
 use crate::backend::{Backend, Begin, Dialect, Sql, Stmt, Txn};
 use crate::error::{one_line, DbError, Result};
-use crate::session::{failed, BoxFuture, ConnError, Outcome, Value};
+use crate::session::{settle, BoxFuture, ConnError, Outcome, Value};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Params, Statement};
 use std::time::Duration;
@@ -240,14 +240,9 @@ impl Backend for MyBackend {
 
     fn transaction_value(&mut self, tx: Txn) -> BoxFuture<'_, (Outcome, Option<String>)> {
         Box::pin(async move {
-            match self.run(&tx).await {
-                Ok(v) => (Outcome::Commit, v),
-                Err(e) => {
-                    let c = &mut self.c;
-                    let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
-                    (failed(e, &mut self.open, c.query_drop("ROLLBACK"), rollbacks).await, None)
-                }
-            }
+            let ran = self.run(&tx).await;
+            let rollbacks = tx.steps.iter().map(|(st, _)| self.stmts[st.0].rollback);
+            settle(ran, &mut self.open, self.c.query_drop("ROLLBACK"), rollbacks).await
         })
     }
 

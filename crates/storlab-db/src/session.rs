@@ -79,26 +79,31 @@ pub trait ConnError {
     fn text(&self) -> String;
 }
 
-/// The outcome of a transaction that failed with `e`: the connection lost,
-/// or refused once `rollback` has ended the transaction (when `open`).
-/// `rollbacks` are the statements' intended-rollback messages.
-pub async fn failed<E: ConnError>(
-    e: E,
+/// The outcome of a transaction that ran to `ran`: a commit with its
+/// value, or on failure the connection lost, or refused once `rollback`
+/// has ended the transaction (when `open`). `rollbacks` are the
+/// statements' intended-rollback messages.
+pub async fn settle<T, E: ConnError>(
+    ran: std::result::Result<Option<T>, E>,
     open: &mut bool,
     rollback: impl Future<Output = std::result::Result<(), E>>,
     rollbacks: impl Iterator<Item = Option<&'static str>>,
-) -> Outcome {
+) -> (Outcome, Option<T>) {
+    let e = match ran {
+        Ok(v) => return (Outcome::Commit, v),
+        Err(e) => e,
+    };
     if e.lost() {
-        return Outcome::Lost(e.text());
+        return (Outcome::Lost(e.text()), None);
     }
     if std::mem::take(open) {
         if let Err(r) = rollback.await {
             if r.lost() {
-                return Outcome::Lost(r.text());
+                return (Outcome::Lost(r.text()), None);
             }
         }
     }
-    Outcome::refused(e.text(), rollbacks)
+    (Outcome::refused(e.text(), rollbacks), None)
 }
 
 /// One virtual user's next transaction.
