@@ -140,11 +140,12 @@ def test_dbmodel_worked_example_prose(fsx_io2):
     assert reads and round(float(reads[1])) == int(m[7])
 
     fsx, io2 = rows(fsx_io2, "fsx"), rows(fsx_io2, "io2")
-    m = find(doc, r"flows bind from (\d+) users, at ([\d.]+)–([\d.]+) GB/s")
-    smb = [v for v, r in sorted(fsx.items()) if r["binding"].startswith("data pool: path smb")]
+    m = find(doc, r"disk IOPS bind from (\d+) users \(([\d,]+) each[^)]*\), at ([\d.]+)–([\d.]+) GB/s")
+    smb = [v for v, r in sorted(fsx.items()) if r["binding"].startswith("data pool: 4 × file system aws/fsx/windows")
+           and f"disk {num(m[2]):.0f} IOPS each" in r["binding"]]
     assert smb and smb[0] == int(m[1]) and smb == [v for v in fsx if v >= int(m[1])]
     gbs = [(fsx[v]["pools"]["data"]["read_bytes_s"] + fsx[v]["pools"]["data"]["write_bytes_s"]) / 1e9 for v in smb]
-    assert rounded(min(gbs), m[2]) and rounded(max(gbs), m[3])
+    assert rounded(min(gbs), m[3]) and rounded(max(gbs), m[4])
     m = find(doc, r"The io2 stripe is held to the instance's ([\d,]+) EBS IOPS from (\d+) users on")
     assert all(r["binding"] == f"host r5dn.24xlarge: EBS {num(m[1]):.0f} IOPS, 100 % busy" for v, r in io2.items()
                if v >= int(m[2]))

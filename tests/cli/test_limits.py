@@ -295,7 +295,7 @@ storage_gib = 4096
     two, four = run(2), run(4)
     assert two["ceilings"]["rand4k_read_iops"] == 12288
     assert two["ceilings"]["seq1m_read_bytes_s"] == 1_250_000_000
-    assert two["binding"]["seq1m_read_bytes_s"] == "path iscsi: 2 flows × 5 Gbps"
+    assert two["binding"]["seq1m_read_bytes_s"] == "path iscsi: 2 MPIO sessions × 5 Gbps"
     assert four["ceilings"]["seq1m_read_bytes_s"] == 2_048_000_000
     assert "disk 2048 MB/s" in four["binding"]["seq1m_read_bytes_s"]
 

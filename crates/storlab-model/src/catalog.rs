@@ -876,6 +876,20 @@ pub struct RdsStriping {
     pub devices: Vec<String>,
     pub min_gib: Num,
     pub volumes: u32,
+    /// The first day the rule is documented (`YYYY-MM-DD`); before it an
+    /// allocation is one volume.
+    #[serde(default)]
+    pub since: Option<Dated>,
+}
+
+impl RdsStriping {
+    /// Whether the rule held on `as_of` (today's rules when `None`).
+    pub fn holds_on(&self, as_of: Option<&str>) -> bool {
+        match (&self.since, as_of) {
+            (Some(s), Some(day)) => day >= s.date.as_str(),
+            _ => true,
+        }
+    }
 }
 
 /// Settings a managed service applies for some engines on a host, from

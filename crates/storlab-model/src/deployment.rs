@@ -252,6 +252,23 @@ fn host_model(h: &HostSpec) -> HostModel {
     }
 }
 
+/// SMB 3 Multichannel, as Windows' client opens it by default
+/// (`Get-SmbClientConfiguration`: ConnectionCountPerRssNetworkInterface 4,
+/// MaximumConnectionCountPerServer 32) and as FSx documents it (the FSx for
+/// Windows performance page: "Amazon FSx supports SMB Multichannel"; ONTAP's
+/// SMB Multichannel page: one connection per 1G NIC, up to four per NIC of
+/// 10G and more, 32 a session by default). A cloud instance has one
+/// RSS-capable interface here; its speed is the host's network peak.
+pub const SMB_CONNECTIONS_PER_RSS_NIC: u32 = 4;
+pub const SMB_MAX_CONNECTIONS_PER_SESSION: u32 = 32;
+
+/// Connections in one SMB session from this host to one share.
+pub fn smb_connections_per_session(host: &HostSpec) -> u32 {
+    let gbps = host.network.as_ref().map(|n| n.burst_gbps.as_ref().map_or(0.0, |b| b.value).max(n.baseline_gbps.value)).unwrap_or(0.0);
+    let per_nic = if gbps >= 10.0 { SMB_CONNECTIONS_PER_RSS_NIC } else { 1 };
+    per_nic.min(SMB_MAX_CONNECTIONS_PER_SESSION)
+}
+
 /// Resolves every config of a scenario, in file order.
 pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<Deployment>> {
     if sc.configs.is_empty() {
@@ -362,7 +379,7 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
     if hspec.kind == HostKind::Rds && engine.is_none() {
         // RDS lays storage out by engine: MySQL, MariaDB and PostgreSQL
         // stripe gp2/gp3 over 4 volumes from 400 GiB, SQL Server does not.
-        let stripes = hspec.rds_striping.iter().any(|r| {
+        let stripes = hspec.rds_striping.iter().filter(|r| r.holds_on(cat.as_of.as_deref())).any(|r| {
             pools.iter().any(|p| r.devices.contains(&p.device.id) && p.device.size_gib >= r.min_gib.value)
         });
         let what = if stripes {
@@ -569,11 +586,14 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
     if p.mpio_paths == Some(0) {
         return Err(inv("mpio_paths", "mpio_paths must be at least 1".into()));
     }
-    // Each SMB share is a server of its own: one connection each; iSCSI rides
-    // on its MPIO sessions.
+    // Each SMB share is a server of its own, reached by one SMB 3 session of
+    // several connections (Multichannel); iSCSI rides on its MPIO sessions.
     let flows = match path {
-        PathKind::Iscsi => p.mpio_paths.unwrap_or(1),
+        // MPIO multipaths each LUN: every device (an FSx file system, a
+        // LUN on its own target) has `mpio_paths` sessions of its own.
+        PathKind::Iscsi => p.count * p.mpio_paths.unwrap_or(1),
         PathKind::Block => 0,
+        PathKind::Smb => p.count * smb_connections_per_session(host),
         _ => p.count,
     };
 
@@ -599,7 +619,16 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
             return Err(inv("count", "RDS storage is one allocation; set size_gib and let RDS lay it out (count = 1)".into()));
         }
         if let (Some(e), Some(s)) = (engine, p.size_gib) {
-            if let Some(rule) = host.rds_striping.iter().find(|r| r.engines.iter().any(|x| x == e) && r.devices.contains(&spec.id) && s >= r.min_gib.value) {
+            let applies = |r: &&crate::catalog::RdsStriping| r.engines.iter().any(|x| x == e) && r.devices.contains(&spec.id) && s >= r.min_gib.value;
+            if let Some(rule) = host.rds_striping.iter().filter(applies).find(|r| !r.holds_on(cat.as_of.as_deref())) {
+                if let (Some(since), Some(day)) = (&rule.since, &cat.as_of) {
+                    warnings.push(format!(
+                        "{entry}: RDS striping of {} GiB and more over {} volumes is documented from {} ({}); as_of {day} is earlier, so the {s} GiB are one volume",
+                        rule.min_gib.value, rule.volumes, since.date, since.src
+                    ));
+                }
+            }
+            if let Some(rule) = host.rds_striping.iter().filter(applies).find(|r| r.holds_on(cat.as_of.as_deref())) {
                 count = rule.volumes;
                 layout = Layout::Stripe;
                 size = Some(s / f64::from(rule.volumes));

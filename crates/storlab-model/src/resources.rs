@@ -140,11 +140,20 @@ impl Resource {
     /// The binding text in a bucket state: `host t3.medium: EBS burst 11800 IOPS`.
     pub fn label(&self, full: bool) -> String {
         if self.unit == Unit::Flows {
-            // A per-share flow (`each`) carries one flow of the pool's `flows`.
-            let per = if self.each { self.cap.baseline } else { self.cap.baseline / f64::from(self.flows.max(1)) };
-            let s = if self.flows > 1 { "s" } else { "" };
-            let each = if self.each { ", one per share" } else { "" };
-            return format!("{}: {} flow{s} × {}{each}", self.owner, self.flows.max(1), self.value_text(per));
+            // `flows` connections (SMB) or MPIO sessions (iSCSI), each held
+            // to the single-flow limit; a per-share resource (`each`) is one
+            // share's session.
+            let n = self.flows.max(1);
+            let per = self.cap.baseline / f64::from(n);
+            let s = if n > 1 { "s" } else { "" };
+            let (word, tail) = if self.owner.ends_with("iscsi") {
+                ("MPIO session", "")
+            } else if self.each {
+                ("connection", " a share (SMB Multichannel), each share")
+            } else {
+                ("connection", "")
+            };
+            return format!("{}: {n} {word}{s} × {}{tail}", self.owner, self.value_text(per));
         }
         let state = match (self.cap.bursts(), full) {
             (true, true) => "burst ",
@@ -318,12 +327,13 @@ fn build_resources(dep: &Deployment, pool: &Pool) -> (Vec<Resource>, Vec<MemberR
             host.net = Some(push(&mut out, hres(Kind::Network, "network ", "", Unit::Gbps, net, None)));
         }
         if let (Some(flow), Layout::Spread) = (h.flow_bytes_s, pool.layout) {
+            // One session a share, of its own connections (SMB Multichannel).
+            let per_share = (pool.flows / pool.count.max(1)).max(1);
             for m in 0..pool.count {
-                // One share, one connection: each member's own flow.
-                let mut r = hres(Kind::Flows, "", "", Unit::Flows, Cap::flat(flow), None);
+                let mut r = hres(Kind::Flows, "", "", Unit::Flows, Cap::flat(flow * f64::from(per_share)), None);
                 r.id.scope = Scope::Pool { index: pool_index, member: m };
                 r.owner = format!("path {}", pool.path.name());
-                r.flows = pool.count;
+                r.flows = per_share;
                 r.each = true;
                 host.member_flows.push(push(&mut out, r));
             }

@@ -208,3 +208,58 @@ fn premium_ssd_on_demand_bursting_from_2021_09_29() {
     let r = storlab_model::limits(&cat, "s.toml", &azure_disk("2022-01-01", "P30", "bursting = \"on-demand\"\n")).unwrap();
     assert_eq!(r.configs[0].pools[0].burst_iops, 30_000.0);
 }
+
+fn gp2_on(date: &str, size: u32) -> String {
+    format!("as_of = \"{date}\"\n[configs.a]\nhost = \"aws/ec2/m4.2xlarge\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = {size}\n")
+}
+
+// gp2 at its launch (AWS blog, 2014-06-17): 1 GB to 1 TB, 3 IOPS a GB with
+// a burst to 3,000 — a 1,024 GiB volume's baseline is 3 × 1,024 = 3,072,
+// held to 3,000; 128 MiB/s. A 2 TiB volume did not exist yet.
+#[test]
+fn gp2_at_its_2014_launch_is_1_tib_and_3000_iops_at_most() {
+    let cat = catalog();
+    let r = storlab_model::limits(&cat, "s.toml", &gp2_on("2014-08-01", 1024)).unwrap();
+    let p = &r.configs[0].pools[0];
+    assert_eq!(p.baseline_iops, 3000.0);
+    assert_eq!(p.baseline_bytes_s, 128.0 * MIB);
+    let e = storlab_model::limits(&cat, "s.toml", &gp2_on("2014-08-01", 2048)).unwrap_err().to_string();
+    assert!(e.contains("size_gib") && e.contains("1024"), "{e}");
+    // The day before the launch: refused with the launch day.
+    let e = storlab_model::limits(&cat, "s.toml", &gp2_on("2014-06-16", 100)).unwrap_err().to_string();
+    assert!(e.contains("2014-06-17"), "{e}");
+}
+
+// gp2 in November 2015 (the EC2 guide's text of 2015–2017): 3 IOPS a GiB
+// up to 10,000; 500 GiB → 1,500 baseline, bursting to 3,000; 160 MiB/s from
+// 214 GiB.
+#[test]
+fn gp2_dated_2015_takes_that_years_rules() {
+    let r = storlab_model::limits(&catalog(), "s.toml", &gp2_on("2015-11-01", 500)).unwrap();
+    let p = &r.configs[0].pools[0];
+    assert_eq!((p.baseline_iops, p.burst_iops), (1500.0, 3000.0));
+    assert_eq!(p.baseline_bytes_s, 160.0 * MIB);
+    let big = storlab_model::limits(&catalog(), "s.toml", &gp2_on("2015-11-01", 5000)).unwrap();
+    assert_eq!(big.configs[0].pools[0].baseline_iops, 10000.0);
+}
+
+fn rds_gp2(date: &str) -> String {
+    format!("as_of = \"{date}\"\n[configs.a]\nhost = \"aws/rds/db.m4.2xlarge\"\nengine = \"mysql\"\n[[configs.a.pools]]\ndevice = \"aws/ebs/gp2\"\nsize_gib = 400\n")
+}
+
+// RDS's striping of 400 GiB and more over four volumes is documented from
+// the RDS gp3 release (2022-11-09). Seed 002's 400 GB gp2 of 2018 is one
+// volume: 1,200 baseline, 3,000 burst (the report's own figures); from 2022-11-09 it
+// is 4 × 100 GiB: 4 × 300 = 1,200 baseline, 4 × 3,000 = 12,000 burst.
+#[test]
+fn rds_gp2_before_striping_is_one_volume() {
+    let old = storlab_model::limits(&catalog(), "s.toml", &rds_gp2("2018-06-01")).unwrap();
+    let c = &old.configs[0];
+    assert_eq!(c.pools[0].count, 1);
+    assert_eq!((c.pools[0].baseline_iops, c.pools[0].burst_iops), (1200.0, 3000.0));
+    assert!(c.warnings.iter().any(|w| w.contains("2022-11-09") && w.contains("one volume")), "{:?}", c.warnings);
+    let new = storlab_model::limits(&catalog(), "s.toml", &rds_gp2("2023-01-01")).unwrap();
+    let p = &new.configs[0].pools[0];
+    assert_eq!(p.count, 4);
+    assert_eq!(p.rds_striped_from_gib, Some(400.0));
+}

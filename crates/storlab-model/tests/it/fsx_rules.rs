@@ -74,12 +74,14 @@ fn ontap_4096_level_and_provisioned_iops() {
     assert_eq!(limits(&fsx(g2)).configs[0].ceilings["rand4k_read_iops"], 200000.0);
 }
 
-// `spread`: each I/O goes to one share, so it rides one flow held to EC2's
-// 5 Gbps single-flow limit (625 MB/s), however many shares there are. The
-// aggregate over 4 shares is 4 × 625 MB/s = 2.5 GB/s with I/O in flight to
-// every share.
+// `spread`: each I/O goes to one share, so it rides that share's SMB
+// session: on a 100 Gbps interface Windows opens 4 connections a session
+// (SMB Multichannel), each held to EC2's 5 Gbps single-flow limit, so one
+// share carries 4 × 625 MB/s = 2.5 GB/s. Over 4 shares the file servers'
+// own disk throughput binds: 4 × 2,048 MB/s = 8.192 GB/s (below the 4 ×
+// 3,125 MB/s of their network and the host's 12.5 GB/s).
 #[test]
-fn spread_io_rides_one_flow_per_share() {
+fn spread_io_rides_one_smb_session_per_share() {
     let cat = catalog();
     let text = fsx("device = \"aws/fsx/windows\"\ncount = 4\nlayout = \"spread\"\npath = \"smb\"\nthroughput_mib_s = 2048\nstorage_gib = 4096");
     let sc = storlab_model::scenario::ScenarioFile::from_toml("s.toml", &text).unwrap();
@@ -90,9 +92,10 @@ fn spread_io_rides_one_flow_per_share() {
     for k in 0..plan.table.phases {
         let on: Vec<_> = plan.table.costs(k, storlab_model::resources::IoClass::ReadMiss).iter().filter(|(r, _)| flows.contains(&(*r as usize))).collect();
         assert_eq!(on.len(), 1, "phase {k}: one flow per I/O");
-        assert_eq!(plan.resources[on[0].0 as usize].cap.baseline, 625e6);
+        assert_eq!(plan.resources[on[0].0 as usize].cap.baseline, 2.5e9);
     }
+    assert_eq!(plan.resources[flows[0]].label(true), "path smb: 4 connections × 5 Gbps a share (SMB Multichannel), each share");
     let c = &limits(&text).configs[0];
-    assert_eq!(c.ceilings["seq1m_read_bytes_s"], 2.5e9);
-    assert_eq!(c.binding["seq1m_read_bytes_s"], "path smb: 4 flows × 5 Gbps, one per share");
+    assert_eq!(c.ceilings["seq1m_read_bytes_s"], 8.192e9);
+    assert!(c.binding["seq1m_read_bytes_s"].contains("disk 2048 MB/s"), "{}", c.binding["seq1m_read_bytes_s"]);
 }
