@@ -122,6 +122,7 @@ class Catalog:
     ) -> str:
         """A cluster worker's part of `advise`: the simulator's outcome of each item, in order, as JSON."""
 
+def tpcc_che_miss_ratio(warehouses: float, page_bytes: float, bytes_per_warehouse: float, page_accesses_per_txn: float, cache_fraction: float) -> float: ...
 def bench_disk_json(
     path: str,
     *,

@@ -568,6 +568,15 @@ impl storlab_advise::Remote for PyRemote {
 /// file (`job_name`, `job_text`) on a test file inside `path` and returns
 /// the run record. `progress(done_jobs, total_jobs)`. Ctrl-C stops the run;
 /// the record keeps what was measured and the test file is removed either way.
+/// TPC-C's page-level miss ratio by Che's approximation
+/// (`storlab_workload::che`): misses a transaction with a cache of
+/// `cache_fraction` of the data, over `page_accesses_per_txn`.
+#[pyfunction]
+fn tpcc_che_miss_ratio(warehouses: f64, page_bytes: f64, bytes_per_warehouse: f64, page_accesses_per_txn: f64, cache_fraction: f64) -> f64 {
+    let t = storlab_workload::che::tpcc(warehouses, page_bytes, bytes_per_warehouse);
+    (t.misses_per_txn(cache_fraction * t.total_pages) / page_accesses_per_txn.max(1e-9)).min(1.0)
+}
+
 #[pyfunction]
 #[pyo3(signature = (path, *, size_bytes=None, profile=None, job_name=None, job_text=None, engine=None, runs=None, runtime_s=None, interval_s=None, direct=None, seed=None, progress=None, existing_file=None))]
 #[allow(clippy::too_many_arguments)]
@@ -988,6 +997,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Catalog>()?;
     m.add_class::<DbTarget>()?;
     m.add_class::<DbWorkload>()?;
+    m.add_function(wrap_pyfunction!(tpcc_che_miss_ratio, m)?)?;
     m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;

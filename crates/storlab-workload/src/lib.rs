@@ -3,6 +3,7 @@
 //! job line up. Jobs come from CrystalDiskMark presets (`presets`), fio job
 //! files (`fio`, a documented subset) or inline scenario tables.
 
+pub mod che;
 pub mod database;
 pub mod fio;
 pub mod fit;

@@ -94,9 +94,14 @@ def _at_load(c: dict[str, Any]) -> Text:
 
 
 def _cost(c: dict[str, Any]) -> Text:
-    t = Text(f"${c['monthly_cost_usd']:,.2f}", style="bold")
-    if not c["cost_complete"]:
-        t.append(" + items without a price", style="yellow")
+    missing = [i["item"] for i in c["cost_breakdown"] if i["usd"] is None]
+    if c["cost_complete"] or not missing:
+        t = Text(f"${c['monthly_cost_usd']:,.2f}", style="bold")
+    elif c["monthly_cost_usd"] > 0:
+        t = Text(f"${c['monthly_cost_usd']:,.2f} + unpriced: {'; '.join(missing)}", style="bold yellow")
+    else:
+        # Nothing priced: no total, never "$0.00".
+        t = Text(f"unpriced: {'; '.join(missing)}", style="bold yellow")
     for item in c["cost_breakdown"]:
         usd = "—" if item["usd"] is None else f"${item['usd']:,.2f}"
         status = item.get("source_status")
