@@ -254,6 +254,7 @@ fn scenario_with(q: &AdviseFile, workload: Option<toml::Table>, region: &str, na
         title: None,
         region: Some(region.to_string()),
         as_of: q.as_of.clone(),
+        buckets_at_start: None,
         workload,
         configs: [(name.to_string(), c.clone())].into_iter().collect(),
         alarms: Vec::new(),

@@ -96,6 +96,9 @@ pub struct Deployment {
     /// The day whose vendor rules apply (`as_of`), and which rules each
     /// device and host of the config followed that day; empty without one.
     pub as_of: Option<String>,
+    /// Every bucket's balance at the start, percent of capacity
+    /// (`buckets_at_start`; `None`: full).
+    pub buckets_at_start_pct: Option<f64>,
     pub rules_applied: Vec<crate::catalog::RulesApplied>,
     /// Database server settings in force (lowercase names, values as
     /// strings): the managed service's rules for the engine, then the
@@ -287,7 +290,36 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
         }
         _ => cat,
     };
-    sc.configs.iter().map(|(name, c)| resolve(cat, file, name, c, sc.region.as_deref())).collect()
+    let start = buckets_at_start(file, sc.buckets_at_start.as_ref())?;
+    sc.configs
+        .iter()
+        .map(|(name, c)| {
+            let mut d = resolve(cat, file, name, c, sc.region.as_deref())?;
+            d.buckets_at_start_pct = start;
+            if let Some(p) = start {
+                d.assumptions.push(format!("buckets_at_start: every credit bucket starts {p}% full"));
+            }
+            Ok(d)
+        })
+        .collect()
+}
+
+/// `buckets_at_start`: "full" (None), "empty" (0) or a percent 0–100.
+fn buckets_at_start(file: &str, v: Option<&toml::Value>) -> Result<Option<f64>> {
+    let bad = |got: String, near: &str| {
+        ModelError::invalid(Location::new(file, "buckets_at_start", ""), format!("buckets_at_start is \"full\", \"empty\" or a percent from 0 to 100, got {got} — nearest valid value {near}"))
+    };
+    match v {
+        None => Ok(None),
+        Some(toml::Value::String(s)) if s == "full" => Ok(None),
+        Some(toml::Value::String(s)) if s == "empty" => Ok(Some(0.0)),
+        Some(toml::Value::String(s)) => Err(bad(format!("'{s}'"), "\"full\"")),
+        Some(toml::Value::Integer(i)) if (0..=100).contains(i) => Ok(Some(*i as f64)),
+        Some(toml::Value::Float(f)) if (0.0..=100.0).contains(f) => Ok(Some(*f)),
+        Some(toml::Value::Integer(i)) => Err(bad(i.to_string(), if *i < 0 { "0" } else { "100" })),
+        Some(toml::Value::Float(f)) => Err(bad(f.to_string(), if f.is_nan() || *f < 0.0 { "0" } else { "100" })),
+        Some(other) => Err(bad(other.to_string(), "\"full\"")),
+    }
 }
 
 fn cloud_name(vendor: &str) -> &str {
@@ -440,6 +472,7 @@ pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: 
         warnings,
         assumptions,
         as_of: cat.as_of.clone(),
+        buckets_at_start_pct: None,
         rules_applied,
         settings,
     })

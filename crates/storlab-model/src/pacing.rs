@@ -118,11 +118,19 @@ pub struct PacerSet {
     /// How many pacers have set `emptied_at` so far: an engine compares it
     /// with the count it last saw instead of scanning every pacer.
     pub empties: u64,
+    /// Every bucket's balance when its pacer is created, percent of
+    /// capacity (`None`: full).
+    pub start_percent: Option<f64>,
 }
 
 impl PacerSet {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Pacers whose buckets start `percent` full.
+    pub fn starting_at(percent: Option<f64>) -> Self {
+        PacerSet { start_percent: percent, ..Self::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -164,7 +172,11 @@ impl PacerSet {
             let id = match self.ids.get(&key) {
                 Some(&g) => g,
                 None => {
-                    self.pacers.push(Pacer::new(r));
+                    let mut p = Pacer::new(r);
+                    if let (Some(pct), Some(b)) = (self.start_percent, &mut p.bucket) {
+                        b.set_balance_percent(pct, Secs::ZERO);
+                    }
+                    self.pacers.push(p);
                     let id = PacerId(self.pacers.len() as u32 - 1);
                     self.ids.insert(key, id);
                     id

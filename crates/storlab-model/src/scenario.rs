@@ -18,6 +18,11 @@ pub struct ScenarioFile {
     /// today's. `--as-of` overrides it.
     #[serde(default)]
     pub as_of: Option<String>,
+    /// Every credit bucket's balance when the run starts: `"full"` (the
+    /// default, as a new EBS volume or Azure disk starts), `"empty"` (spent,
+    /// as after a bulk load), or a percent of capacity (0–100).
+    #[serde(default)]
+    pub buckets_at_start: Option<toml::Value>,
     /// Kept as TOML here; the workload engines own its meaning.
     #[serde(default)]
     pub workload: Option<toml::Table>,

@@ -35,6 +35,12 @@ impl DeploymentState {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// A deployment's state at the start: its buckets as the scenario's
+    /// `buckets_at_start` says (full by default).
+    pub fn for_deployment(dep: &storlab_model::Deployment) -> Self {
+        DeploymentState { pacers: PacerSet::starting_at(dep.buckets_at_start_pct), now: Secs::ZERO }
+    }
 }
 
 /// Service times of a pool's device, and of the host cache.

@@ -62,7 +62,7 @@ enum Phase {
 /// Loads the input on `dep`; `pools`: (input, data, log) pool indexes.
 pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), lats: &[Latencies], period: f64, progress: &mut dyn FnMut(f64) -> bool) -> ImportResult {
     let (input, data, log) = pools;
-    let mut st = DeploymentState::new();
+    let mut st = DeploymentState::for_deployment(dep);
     let mut sink = crate::series_sink(dep, &mut st, period);
     let mut labels = HashMap::new();
     let mut rng = Rng::new(im.seed);

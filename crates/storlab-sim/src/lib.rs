@@ -639,7 +639,7 @@ pub fn simulate(
     let mut interrupted = false;
 
     for (ci, dep) in deps.iter().enumerate() {
-        let mut st = DeploymentState::new();
+        let mut st = DeploymentState::for_deployment(dep);
         let mut sink = series_sink(dep, &mut st, period);
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {

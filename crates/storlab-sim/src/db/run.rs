@@ -177,7 +177,7 @@ pub(super) struct DbRun<'a> {
 
 impl<'a> DbRun<'a> {
     pub(super) fn new(dep: &'a Deployment, profile: &'a Profile, p: &'a DbParams, lats: &'a [Latencies]) -> DbRun<'a> {
-        let mut st = DeploymentState::new();
+        let mut st = DeploymentState::for_deployment(dep);
         let sink = crate::series_sink(dep, &mut st, p.period_s);
         let mut labels = HashMap::new();
         let data = pool_for(dep, Role::Data, 0);
