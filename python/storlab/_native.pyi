@@ -33,6 +33,7 @@ __all__ = [
     "limits_at_json",
     "emulate_json",
     "emulate_unmount",
+    "tpcc_che_miss_ratio",
     "__version__",
 ]
 

@@ -19,6 +19,7 @@ from storlab import api
 from storlab.cli import app
 from storlab.cli.out import emit
 from storlab.errors import StorlabError
+from storlab.files import write_atomically
 
 
 def _set_priority(nice: int | None, realtime: int | None = None) -> str:
@@ -193,7 +194,9 @@ def emulate_cmd(
             extra = f"; metrics on http://127.0.0.1:{s['metrics_port']}/metrics" if s.get("metrics_port") else ""
             print(f"emulating {config} of {scenario}: {where}{extra} ({priority}) — Ctrl-C to stop", file=sys.stderr, flush=True)
             if ready_file:
-                ready_file.write_text(json.dumps(s) + "\n")
+                # Whole or not at all: a script polling for the file never
+                # reads it half written.
+                write_atomically(ready_file, json.dumps(s) + "\n", "the ready file")
         elif tty:
             print("\r" + _status_line(s)[:200].ljust(120), end="", file=sys.stderr, flush=True)
 

@@ -349,6 +349,25 @@ fn host_memory_and_cpu_speed() {
     assert_eq!(r.configs[0].host_cpu_speed, None);
 }
 
+// An RDS class takes the CPU speed of the EC2 family it is named after
+// (cpu-speed.tsv: m5 1284.992938, m6i 1890.889045, r5 1284.445177, r6i
+// 1891.093102), so db.m6i is 1.47× db.m5 a core, as m6i is m5; db.m4 has
+// no figure (no m4 row), and says nothing rather than this machine's.
+#[test]
+fn rds_classes_take_their_ec2_familys_cpu_speed() {
+    let speed = |host: &str| {
+        let r = limits(&one_volume(host, "device = \"aws/ebs/gp3\"\nsize_gib = 100"));
+        r.configs[0].host_cpu_speed
+    };
+    assert_eq!(speed("aws/rds/db.m5.xlarge"), Some(1284.992938));
+    assert_eq!(speed("aws/rds/db.m6i.xlarge"), Some(1890.889045));
+    assert_eq!(speed("aws/rds/db.r5.2xlarge"), Some(1284.445177));
+    assert_eq!(speed("aws/rds/db.r6i.2xlarge"), Some(1891.093102));
+    assert_eq!(speed("aws/rds/db.m4.2xlarge"), None);
+    let ratio = speed("aws/rds/db.m6i.large").unwrap() / speed("aws/rds/db.m5.large").unwrap();
+    assert!((ratio - 1.4715).abs() < 0.001, "{ratio}");
+}
+
 // Premium SSD v2 "can be used with any premium storage-enabled virtual
 // machine size" (disks-deploy-premium-v2): on a VM without Premium Storage,
 // a warning naming that rule and its page; Premium SSD (v1) stays an error.
