@@ -282,3 +282,33 @@ def test_cloudwatch_csv_with_a_bad_number_is_one_line(storlab, tmp_path):
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     # The 10:10 row is the file's 4th line; VolumeWriteOps its 3rd column.
     assert f"{p}: line 4: column 3 '{CW_VOLUME} VolumeWriteOps': '24o000' is not a number" in r.stderr
+
+
+def test_a_hammerdb_log_is_a_sweep_of_its_runs():
+    # HammerDB's documented CLI sequence (vu 1, 2, 4 on SQL Server): one
+    # result a `TEST RESULT` line, its VUs from "N Active Virtual Users configured".
+    rec = imported("hammerdb-sqlserver-sequence.log")
+    assert rec["tool"]["name"] == "HammerDB" and rec["workload"] == "tpcc"
+    assert [(r["vus"], r["nopm"], r["tpm"]) for r in rec["results"]] == [
+        (1, 121771.0, 283024.0), (2, 177765.0, 413812.0), (4, 198787.0, 462298.0)]
+    assert any("batch requests" in w for w in rec["warnings"])
+
+
+@pytest.mark.parametrize("name, text, field", [
+    ("neg-sysbench.txt", "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\nSQL statistics:\n"
+     "    transactions:                        -100 (-5.00 per sec.)\n", "transactions"),
+    ("neg-fio.json", '{"fio version": "fio-3.33", "jobs": [{"jobname": "w", "write": '
+     '{"total_ios": 4, "iops": 4.0, "bw_bytes": -16384, "runtime": 1000}}]}', "bw_bytes_s"),
+    ("neg-pgbench.txt", "pgbench (15.18 (Debian 15.18-0+deb12u1))\ntransaction type: <builtin: TPC-B (sort of)>\n"
+     "scaling factor: 2\nnumber of clients: 4\nnumber of transactions actually processed: 4096\n"
+     "latency average = -4.879 ms\ntps = 819.813056 (without initial connection time)\n", "lat_mean_us"),
+    ("neg-hammerdb.log", "Vuser 1:4 Active Virtual Users configured\n"
+     "Vuser 1:TEST RESULT : System achieved -123 NOPM from 283456 PostgreSQL TPM\n", "nopm"),
+])
+def test_negative_figures_are_refused_where_they_enter(tmp_path, name, text, field):
+    p = tmp_path / name
+    p.write_text(text)
+    r = invoke("import", str(p))
+    assert r.exit_code == 1, (r.output, r.exception)
+    msg = str(r.exception)
+    assert msg.startswith(f"{p}: ") and field in msg and "nearest valid value 0" in msg, msg

@@ -251,7 +251,12 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             rec.interrupted = true;
             continue;
         };
-        if bw <= 0.0 {
+        for (field, v) in [("MB/s", Some(bw)), ("IOPS", iops), ("latency", lat)] {
+            if let Some(v) = v.filter(|v| *v < 0.0) {
+                return Err(ImportError::Line { file: file.into(), line: r.line, field: format!("{job} {field}"), message: format!("{v} — a rate or a latency is at least 0; nearest valid value 0") });
+            }
+        }
+        if bw == 0.0 {
             rec.warnings.push(format!("{file}: line {}: {job} reads 0.000 MB/s (the run was stopped before this test): left out", r.line));
             rec.interrupted = true;
             continue;

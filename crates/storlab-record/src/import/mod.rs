@@ -12,9 +12,11 @@
 //! `hammerdb-job-report-v1` document from a database run record.
 
 pub mod cdm;
+pub mod check;
 pub mod cloudwatch;
 pub mod fio;
 pub mod hammerdb;
+pub mod hammerdb_log;
 pub mod pgbench;
 pub mod sysbench;
 
@@ -25,7 +27,7 @@ use crate::{Engine, Object, RunRecord, Tool};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ImportError {
-    #[error("{file}: not a format storlab imports — expected a CrystalDiskMark 6/7/8 text export, fio --output-format=json or json+, a HammerDB hammerdb-job-report-v1 JSON, a sysbench or pgbench final report, or CloudWatch get-metric-data JSON or a CloudWatch console CSV ({why})")]
+    #[error("{file}: not a format storlab imports — expected a CrystalDiskMark 6/7/8 text export, fio --output-format=json or json+, a HammerDB hammerdb-job-report-v1 JSON or hammerdb.log, a sysbench or pgbench final report, or CloudWatch get-metric-data JSON or a CloudWatch console CSV ({why})")]
     UnknownFormat { file: String, why: String },
     #[error("{file}: line {line}: {field}: {message}")]
     Line { file: String, line: usize, field: String, message: String },
@@ -43,6 +45,8 @@ pub enum Format {
     CrystalDiskMark,
     Fio,
     HammerDb,
+    /// HammerDB's run log or transaction counter log (text).
+    HammerDbLog,
     Sysbench,
     Pgbench,
     CloudWatchJson,
@@ -117,6 +121,9 @@ pub fn detect(name: &str, text: &str) -> Result<(Format, Option<serde_json::Valu
             return Ok((f, Some(v)));
         }
     }
+    if hammerdb_log::looks_like(text) {
+        return Ok((Format::HammerDbLog, None));
+    }
     if text.contains("CrystalDiskMark") || cdm::looks_like(text) {
         return Ok((Format::CrystalDiskMark, None));
     }
@@ -141,10 +148,11 @@ pub fn import(name: &str, bytes: &[u8]) -> Result<RunRecord, ImportError> {
     let text = decode(bytes);
     let (format, json) = detect(name, &text)?;
     let json = json.unwrap_or(serde_json::Value::Null);
-    match format {
+    let rec = match format {
         Format::CrystalDiskMark => cdm::read(name, &text),
         Format::Fio => fio::read(name, &json),
         Format::HammerDb => hammerdb::read(name, &json),
+        Format::HammerDbLog => hammerdb_log::read(name, &text),
         Format::Sysbench => sysbench::read(name, &text),
         Format::Pgbench => pgbench::read(name, &text),
         Format::CloudWatchJson => cloudwatch::read_json(name, &json),
@@ -155,7 +163,11 @@ pub fn import(name: &str, bytes: &[u8]) -> Result<RunRecord, ImportError> {
             field: "results".into(),
             message: format!("a storlab run record that does not fit the record type: {e}"),
         }),
+    }?;
+    if format != Format::Record {
+        check::values(name, &rec)?;
     }
+    Ok(rec)
 }
 
 /// A file's name without folders or extension (`cdm8-nvme.txt` gives

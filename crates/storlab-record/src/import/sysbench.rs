@@ -10,8 +10,14 @@ use crate::{JobExtra, JobResult, LatencySummary, RunRecord, Series, Stamp};
 use std::collections::BTreeMap;
 
 /// `4325   (864.05 per sec.)` gives (4325, Some(864.05)); `5.0050s` gives 5.005.
+/// A minus sign is kept (`-100 (-5.00 per sec.)` is -100 and -5), so the
+/// import's value check refuses it rather than reading 100.
 fn nums(s: &str) -> (Option<f64>, Option<f64>) {
-    let mut it = s.split(|c: char| !(c.is_ascii_digit() || c == '.')).filter(|t| !t.is_empty()).map(|t| t.parse::<f64>().ok());
+    let mut it = s
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+        .map(|t| t.trim_end_matches('-'))
+        .filter(|t| t.chars().any(|c| c.is_ascii_digit()))
+        .map(|t| t.parse::<f64>().ok());
     (it.next().flatten(), it.next().flatten())
 }
 
@@ -54,13 +60,17 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             v.ok_or_else(|| ImportError::Line { file: file.into(), line: n, field: key.into(), message: format!("'{}' is not a number", val.trim()) })
         };
         match (section.as_str(), key) {
-            (_, "Number of threads") => threads = Some(need(nums(val).0)? as u32),
+            (_, "Number of threads") => threads = Some(need(nums(val).0.filter(|v| *v >= 0.0))? as u32),
             ("queries performed", k @ ("read" | "write" | "other" | "total")) => {
                 info.insert(format!("queries_{k}"), need(nums(val).0)?.into());
             }
             (_, "transactions") => {
                 let (a, b) = nums(val);
-                txns = Some(need(a)? as u64);
+                let a = need(a)?;
+                if a < 0.0 {
+                    return Err(ImportError::Line { file: file.into(), line: n, field: key.into(), message: format!("{a} — a count of transactions is at least 0; nearest valid value 0") });
+                }
+                txns = Some(a as u64);
                 tps = b;
             }
             (_, "queries") => {
