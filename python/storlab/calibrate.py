@@ -104,7 +104,7 @@ def read_result(path: str | os.PathLike) -> tuple[str, list[Job]]:
 
 def _qd1(jobs: list[Job], read: bool) -> Job | None:
     """The QD1 job that best shows the service time: small random first."""
-    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0]
+    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0 and j["mean_us"] > 0]
     cands.sort(key=lambda j: (not j["name"].upper().startswith("RND"), j["bw_bytes_s"] / max(j["iops"], 1e-9)))
     return cands[0] if cands else None
 
@@ -117,6 +117,14 @@ def fit(jobs: list[Job], current: dict[str, float] | None = None) -> tuple[dict[
     current = current or {}
     out: dict[str, float] = {}
     used = []
+    qd1 = [j for j in jobs if j["qd"] == 1 and j["iops"] > 0]
+    if qd1 and all(j["mean_us"] <= 0 for j in qd1):
+        raise ScenarioError(f"the queue-depth-1 jobs ({', '.join(j['name'] for j in qd1)}) carry no latency (CrystalDiskMark "
+                            "5 and 6 exports print none) — calibrate needs a measured latency: a CrystalDiskMark 7/8 "
+                            "export, fio JSON or a storlab record")
+    if not any(j["qd"] == 1 and j["iops"] > 0 and j["mean_us"] > 0 for j in jobs):
+        raise ScenarioError("no queue-depth-1 job with a latency in the result, so there is nothing to calibrate "
+                            "(an overlay would restate the catalog) — run e.g. RND4K-Q1T1-read and RND4K-Q1T1-write")
     for d in ("read", "write"):
         j = _qd1(jobs, d == "read")
         if j is None:
@@ -150,7 +158,26 @@ def fit(jobs: list[Job], current: dict[str, float] | None = None) -> tuple[dict[
                 used.append(big["name"])
         elif f"{d}_us_per_mib" in current:
             out[f"{d}_us_per_mib"] = current[f"{d}_us_per_mib"]
+    _check_range(out, used)
     return out, used
+
+
+# The catalog's range for a service time, µs (LATENCY_RANGE_US in
+# storlab-model's catalog): what the overlay reader accepts.
+LATENCY_RANGE_US = (0.01, 1e7)
+
+
+def _check_range(lat: dict[str, float], used: list[str]) -> None:
+    """Refuses a fit the overlay reader would refuse, naming the field, the
+    jobs it came from and the nearest valid value: no overlay is written."""
+    lo, hi = LATENCY_RANGE_US
+    for k, v in lat.items():
+        low = 0.0 if k.endswith("_per_mib") else lo
+        if not (math.isfinite(v) and low <= v <= hi):
+            nearest = hi if v > hi else low
+            raise ScenarioError(f"{k}: {v:g} µs fitted from {', '.join(used) or 'the catalog'} lies outside "
+                                f"[{low:g}, {hi:g}] µs (nearest valid value {nearest:g}) — the result's latency is not a "
+                                "device's; check the file")
 
 
 MIB = 1 << 20
@@ -161,7 +188,7 @@ LARGE_IO_BYTES = 64 << 10
 
 def _qd1_large(jobs: list[Job], read: bool) -> Job | None:
     """The QD1 job of the largest I/Os (at least 64 KiB) in one direction."""
-    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0
+    cands = [j for j in jobs if j["qd"] == 1 and j["read"] == read and j["iops"] > 0 and j["mean_us"] > 0
              and j["bw_bytes_s"] / j["iops"] >= LARGE_IO_BYTES]
     return max(cands, key=lambda j: j["bw_bytes_s"] / j["iops"]) if cands else None
 
@@ -261,7 +288,10 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
         raise ScenarioError(f"{scenario}: --config: no config '{config}'{hint}")
     devices = list(dict.fromkeys(p["device"] for c in lim["configs"] if c["name"] == config for p in c["pools"]))
     current = json.loads(cat.latency_json(devices[0]) or "{}")
-    lat, used = fit(jobs, current)
+    try:
+        lat, used = fit(jobs, current)
+    except ScenarioError as e:
+        raise ScenarioError(f"{result}: {e}") from None
     provenance = f"calibrated from {Path(result).name} ({kind}), jobs {', '.join(used)}"
     key = "calibrated-" + re.sub(r"[^a-z0-9]+", "-", f"{config}-{Path(result).stem}".lower()).strip("-")
     return overlay_text(overlay(devices, lat, provenance, key)), {"devices": devices, "latency": lat, "jobs": used, "provenance": provenance}

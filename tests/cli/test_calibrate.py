@@ -333,3 +333,36 @@ def test_a_cache_that_took_the_writes_is_named_and_refused_as_caps():
     rec["direct"] = False
     (only,) = cache_suspects(rec)
     assert "buffered I/O on a 64 MiB test file, smaller than this machine's 24.0 GiB" in only
+
+
+def test_a_result_without_usable_qd1_latency_is_refused_and_nothing_is_written(storlab, scenario, tmp_path):
+    """tests/data/import/cdm6.txt is a CrystalDiskMark 6 export: its format
+    prints no latency, so its Q1T1 lines (8,246.8 and 32,856.4 IOPS) carry
+    none and calibrate refuses it (before, it wrote a 0 µs overlay that
+    simulate then refused). A fio JSON whose only job runs at iodepth 32 has
+    no QD1 job at all; a storlab record whose QD1 latency is 1.45e19 µs
+    would fit a service time beyond the catalog's 10 s. No overlay in any
+    case."""
+    sc = scenario(GP3.format(jobs=""))
+    out = tmp_path / "o.toml"
+    cdm6 = ROOT / "tests" / "data" / "import" / "cdm6.txt"
+    r = storlab("calibrate", str(cdm6), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"error: {cdm6}: ") and "carry no latency" in r.stderr and "RND4K-Q1T1-read" in r.stderr, r.stderr
+    assert not out.exists()
+    fio = {"fio version": "fio-3.33", "jobs": [{"jobname": "q32", "job options": {"rw": "randread", "iodepth": "32"},
+                                               "read": {"total_ios": 3000, "iops": 3000.0, "bw_bytes": 12288000, "runtime": 1000,
+                                                        "clat_ns": {"mean": 10.6e6}, "lat_ns": {"mean": 10.7e6, "max": 2e7}}}]}
+    f = tmp_path / "q32.json"
+    f.write_text(json.dumps(fio))
+    r = storlab("calibrate", str(f), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.returncode == 1 and "no queue-depth-1 job with a latency" in r.stderr and not out.exists(), r.stderr
+    rec = hand_record()
+    for row in rec["results"]:
+        if row["job"] == "RND4K-Q1T1-read":
+            row["lat_mean_us"] = row["lat_p50_us"] = row["lat_p99_us"] = 1.45e19
+    g = tmp_path / "huge.json"
+    g.write_text(json.dumps(rec))
+    r = storlab("calibrate", str(g), "--scenario", str(sc), "--config", "gp3", "--catalog-out", str(out))
+    assert r.returncode == 1 and "read_median_us" in r.stderr and "nearest valid value 1e+07" in r.stderr, r.stderr
+    assert not out.exists()
