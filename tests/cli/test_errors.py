@@ -210,6 +210,14 @@ def test_an_iodepth_beyond_the_budget_is_refused_with_the_numbers(cli):
     assert "--iodepth 262144" in err, err
 
 
+@pytest.mark.parametrize("args", [("simulate", "--iodepth"), ("simulate", "--threads"), ("advise", "--top")])
+def test_a_count_beyond_32_bits_is_a_usage_error_naming_the_option(storlab, args):
+    verb, flag = args
+    r = storlab(verb, str(EXAMPLES / "azure-ds4-p30-host-cache.toml"), flag, "99999999999999999999")
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert flag in r.stderr and "4294967295" in r.stderr and "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("flag,value,nearest", [("--runtime", "nan", "0.001"), ("--interval", "inf", "31536000"),
                                                 ("--runtime", "1e300", "31536000")])
 def test_bench_disk_refuses_non_finite_seconds(cli, tmp_path, flag, value, nearest):

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.out import COUNT_MAX
 from storlab.cli.out import emit
 from storlab.cli.report import check_output, write_report_of
 from storlab.errors import StorlabError
@@ -117,8 +118,8 @@ def advise_cmd(
     question: Path = typer.Argument(..., help="Question file (TOML): a workload, a [goal], an optional [space] and current [configs.*]."),
     json_out: bool = typer.Option(False, "--json", help="Print the advice record as JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the advice as an HTML report to FILE: cost against throughput with the front and the goal, the recommendations' config tables, the findings."),
-    top: Optional[int] = typer.Option(None, "--top", help="How many recommendations (default 10)."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="Simulations at once (default: every core); the answer is the same for any count."),
+    top: Optional[int] = typer.Option(None, "--top", max=COUNT_MAX, help="How many recommendations (default 10)."),
+    threads: Optional[int] = typer.Option(None, "--threads", max=COUNT_MAX, help="Simulations at once (default: every core); the answer is the same for any count."),
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
     from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),

@@ -18,7 +18,7 @@ from rich.text import Text
 from storlab import api, emulated
 from storlab.api import bench_db
 from storlab.cli.import_ import write_hammerdb_json
-from storlab.cli.out import console, csv_text, emit, latency, one_of
+from storlab.cli.out import COUNT_MAX, console, csv_text, emit, latency, one_of
 from storlab.cli.report import check_output, write_report_of
 from storlab.db import import_profile
 from storlab.errors import DatabaseGone, ScenarioError, StorlabError
@@ -72,7 +72,7 @@ def disk_cmd(
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset: cdm-default (default), cdm-peak, cdm-real-world, cdm-nvme."),
     job: Optional[Path] = typer.Option(None, "--job", help="A fio job file (the documented subset, docs/workloads.md)."),
     size: Optional[str] = typer.Option(None, "--size", help="Test file size: 1GiB, 512MiB (2^20), 500MB (10^6); default 1GiB, or a job file's largest size=. Given, it is every job's size."),
-    runs: Optional[int] = typer.Option(None, "--runs", help="Measured runs per test (presets; default 3, CrystalDiskMark 9)."),
+    runs: Optional[int] = typer.Option(None, "--runs", max=COUNT_MAX, help="Measured runs per test (presets; default 3, CrystalDiskMark 9)."),
     runtime: Optional[float] = typer.Option(None, "--runtime", help="Seconds measured per run (presets default 5)."),
     interval: Optional[float] = typer.Option(None, "--interval", help="Seconds idle between tests (presets default 5)."),
     engine: str = typer.Option("io_uring", "--engine", help="io_uring, psync or null (a job file's ioengine wins)."),
@@ -188,23 +188,23 @@ def db_cmd(
     db: str = typer.Option("sqlite", "--db", help="sqlite (embedded, its file in --dir), managed-postgres (a cluster storlab runs in --dir), managed-mariadb (a MariaDB server storlab runs in --dir; mariadbd from PATH or STORLAB_MARIADB_BIN), mysql (a MySQL or MariaDB server named by --dsn), or postgres://USER@HOST:PORT/DB (password from PGPASSWORD or ~/.pgpass)."),
     dsn: Optional[str] = typer.Option(None, "--dsn", help="With --db mysql: mysql://USER@HOST:PORT/DB; the password from MYSQL_PWD or ~/.my.cnf, never printed."),
     dir: Optional[Path] = typer.Option(None, "--dir", help="Folder for the SQLite file or the managed cluster's data directory."),
-    warehouses: int = typer.Option(1, "--warehouses", help="TPC-C warehouses (about 100 MB each)."),
+    warehouses: int = typer.Option(1, "--warehouses", max=COUNT_MAX, help="TPC-C warehouses (about 100 MB each)."),
     vus: str = typer.Option("1", "--vus", help="Virtual users: 8, a sweep 256,362,512,724,1024, or auto (√2 steps up to --max-vus)."),
-    max_vus: int = typer.Option(1024, "--max-vus", help="Upper limit of --vus auto."),
+    max_vus: int = typer.Option(1024, "--max-vus", max=COUNT_MAX, help="Upper limit of --vus auto."),
     rampup: Optional[str] = typer.Option(None, "--rampup", help="Warm-up before each measured window (30, 90s, 2m); default a fifth of --duration, at most 2m."),
     duration: Optional[str] = typer.Option(None, "--duration", help="Measured window (30, 5m); default 5m (insert: until every row is in)."),
-    repeat: int = typer.Option(1, "--repeat", help="Timed runs per virtual-user count; results show the mean and the spread."),
+    repeat: int = typer.Option(1, "--repeat", max=COUNT_MAX, help="Timed runs per virtual-user count; results show the mean and the spread."),
     all_warehouses: bool = typer.Option(False, "--all-warehouses", help="TPC-C: each VU works on a slice of all warehouses (more I/O) instead of one home warehouse."),
     key_and_think: bool = typer.Option(False, "--key-and-think", help="TPC-C: keying and thinking times of the specification."),
-    rows: int = typer.Option(10_000, "--rows-per-user", "--rows", help="Insert storm: rows each VU inserts; the run ends when every VU has inserted its rows."),
-    commit_every: int = typer.Option(100, "--commit-every", help="Insert storm: rows per commit."),
-    scale: Optional[int] = typer.Option(None, "--scale", help="Workload files: the scale their bounds multiply (default: the file's)."),
+    rows: int = typer.Option(10_000, "--rows-per-user", "--rows", max=COUNT_MAX, help="Insert storm: rows each VU inserts; the run ends when every VU has inserted its rows."),
+    commit_every: int = typer.Option(100, "--commit-every", max=COUNT_MAX, help="Insert storm: rows per commit."),
+    scale: Optional[int] = typer.Option(None, "--scale", max=COUNT_MAX, help="Workload files: the scale their bounds multiply (default: the file's)."),
     keep: bool = typer.Option(False, "--keep", help="Keep the SQLite file or the managed cluster afterwards."),
     check: bool = typer.Option(False, "--check", help="TPC-C: run the consistency conditions 1–4 after the last run."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     hammerdb_json: Optional[Path] = typer.Option(None, "--hammerdb-json", help="TPC-C: also write the run as HammerDB's result file (hammerdb-job-report-v1) to FILE."),
     seed: int = typer.Option(1, "--seed", help="Seed of the load and of every VU's draws."),
-    threads: int = typer.Option(0, "--threads", help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
+    threads: int = typer.Option(0, "--threads", max=COUNT_MAX, help="Event loops (threads) the virtual users are dealt over, like pgbench -j; 0 = one per core, at most one per VU."),
     json_out: bool = typer.Option(False, "--json", help="Print the run record as JSON."),
     csv_out: bool = typer.Option(False, "--csv", help="Print one row per virtual-user count as CSV (columns: docs/record.md)."),
     profile_out: Optional[Path] = typer.Option(None, "--profile-out", help="Record a workload profile (TOML, docs/profile.md) for storlab simulate; needs --db managed-postgres or managed-mariadb (TPC-C)."),
@@ -300,7 +300,7 @@ def db_cmd(
 @app.command("import")
 def import_cmd(
     dir: Path = typer.Option(..., "--dir", help="A folder for the managed PostgreSQL cluster and the input file (both removed after)."),
-    size_mib: int = typer.Option(256, "--size-mib", help="The generated CSV input's size in MiB (default 256)."),
+    size_mib: int = typer.Option(256, "--size-mib", max=COUNT_MAX, help="The generated CSV input's size in MiB (default 256)."),
     profile_out: Path = typer.Option(..., "--profile-out", help="The import profile to write (.toml), for `[workload.import] profile = FILE`."),
 ) -> None:
     """Record a bulk-import profile: COPY of a generated CSV into a table with a

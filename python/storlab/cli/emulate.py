@@ -17,6 +17,7 @@ import typer
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.out import COUNT_MAX
 from storlab.cli.out import emit
 from storlab.errors import StorlabError
 from storlab.files import write_atomically
@@ -105,7 +106,7 @@ def emulate_cmd(
     nonempty: bool = typer.Option(False, "--nonempty", help="Mount even over a folder that has files (they are hidden while mounted)."),
     adopt_backing: bool = typer.Option(False, "--adopt-backing", help="Use a backing folder with files that storlab did not create."),
     seed: int = typer.Option(1, "--seed", help="Seed of the latency draws."),
-    threads: int = typer.Option(4, "--threads", help="FUSE request threads per mount."),
+    threads: int = typer.Option(4, "--threads", max=COUNT_MAX, help="FUSE request threads per mount."),
     nice: Optional[int] = typer.Option(None, "--nice", help="The emulator's scheduling priority (Linux nice, -20 to 19; default: as started, usually 0, an even share of the vCPUs with the database). -20 serves the emulated volume's I/O ahead of the database's own processes, as a cloud volume is served off the host's vCPUs; raising a priority needs root (CAP_SYS_NICE), else the emulator says so and runs as started."),
     realtime: Optional[int] = typer.Option(None, "--realtime", help="Run the emulator's threads in Linux's real-time class (SCHED_FIFO) at this priority, 1 to 99 (1 is enough: the database runs in the normal class): a request or a paced reply then takes a vCPU from the database at once, as a cloud volume's interrupt would, instead of waiting for its share. Needs root, else the emulator says so and runs as started."),
     ready_file: Optional[Path] = typer.Option(None, "--ready-file", help="Write FILE once every pool is mounted (for scripts)."),
@@ -170,7 +171,10 @@ def emulate_cmd(
         give_back=not no_give_back,
     )
 
+    stopped_by: list[int] = []
+
     def _stop(signum, frame):
+        stopped_by.append(signum)
         raise KeyboardInterrupt
 
     # Ctrl-C, SIGTERM and SIGHUP all end the run the same way: unmount, then
@@ -214,3 +218,7 @@ def emulate_cmd(
     print(f"unmounted after {summary['elapsed_s']:.0f} s (floor {summary.get('floor_us', 0):.0f} µs, {how}{given}{full})", file=sys.stderr)
     if json_out:
         emit(summary, True, False, lambda: "", lambda: None)
+    if stopped_by:
+        # Stopped by a signal, as every verb: 130 for Ctrl-C, 143 for
+        # SIGTERM, 129 for SIGHUP; the summary above is whole.
+        raise typer.Exit(128 + stopped_by[0])

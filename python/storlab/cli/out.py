@@ -17,7 +17,11 @@ from storlab.errors import StorlabError
 from storlab.export import csv_text, to_json
 from storlab.units import latency, mb_s, with_mb_s
 
-__all__ = ["console", "csv_text", "emit", "latency", "mb_s", "one_of", "with_mb_s"]
+__all__ = ["COUNT_MAX", "console", "csv_text", "emit", "latency", "mb_s", "one_of", "with_mb_s"]
+
+#: The largest count a CLI option takes (the engines count in 32 bits): a
+#: larger one is refused by the option parser, naming the option and the range.
+COUNT_MAX = 2**32 - 1
 
 #: Width of a piped table when COLUMNS is not set: wide enough for any row.
 PIPED_WIDTH = 1000

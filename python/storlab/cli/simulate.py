@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, TimeRemainingColumn
 
 from storlab import api
 from storlab.cli import app
+from storlab.cli.out import COUNT_MAX
 from storlab.cli.import_ import write_hammerdb_json
 from storlab.cli.out import emit, one_of
 from storlab.cli.report import check_output, write_report_of
@@ -35,12 +36,12 @@ def simulate_cmd(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the run's HTML report (storlab report) to FILE."),
     hammerdb_json: Optional[Path] = typer.Option(None, "--hammerdb-json", help="A TPC-C database workload: also write the simulated run as HammerDB's result file (hammerdb-job-report-v1, marked simulated) to FILE."),
     config: Optional[str] = typer.Option(None, "--config", help="Run only this config of the scenario."),
-    threads: Optional[int] = typer.Option(None, "--threads", help="Every job's numjobs (threads), replacing the scenario's."),
-    iodepth: Optional[int] = typer.Option(None, "--iodepth", help="Every job's iodepth, replacing the scenario's."),
+    threads: Optional[int] = typer.Option(None, "--threads", max=COUNT_MAX, help="Every job's numjobs (threads), replacing the scenario's."),
+    iodepth: Optional[int] = typer.Option(None, "--iodepth", max=COUNT_MAX, help="Every job's iodepth, replacing the scenario's."),
     duration: Optional[str] = typer.Option(None, "--duration", help="Simulated time per job (30, 30s, 10m, 2h), replacing the scenario's duration_s."),
     profile: Optional[str] = typer.Option(None, "--profile", help="A CrystalDiskMark preset (cdm-default, cdm-peak, cdm-real-world, cdm-nvme) in place of the scenario's workload."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the scenario's as_of; prices stay today's."),
-    repeats: Optional[int] = typer.Option(None, "--repeats", help="A database workload: run each VU count with N seeds; the figures are their mean, with the model's seed-to-seed spread (compare and the tipping point use it)."),
+    repeats: Optional[int] = typer.Option(None, "--repeats", max=COUNT_MAX, help="A database workload: run each VU count with N seeds; the figures are their mean, with the model's seed-to-seed spread (compare and the tipping point use it)."),
     accept_suspect: bool = typer.Option(False, "--accept-suspect", help="A database workload: simulate a profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning in every output, rather than refuse it."),
 ) -> None:
     """Simulate the workload on every config: IOPS, throughput, latency percentiles, what bound it, and per-period series."""
