@@ -232,3 +232,40 @@ def test_db_verdict_gives_the_median_ratio_and_the_cost_per_tpm():
     cmp = compare(from_data(base, "b.json"), from_data(new, "n.json"))
     assert cmp["verdicts"] == ["sqlite: new 1.10× base's NOPM (median of 2 VU counts; 1 better and 0 worse beyond the noise); "
                                "$ per 1,000 TPM 15.00 → 11.50 (0.77×)"]
+
+
+def _mutated(tmp_path, storlab, args, change):
+    r = storlab(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    change(rec)
+    p = tmp_path / "mutated.json"
+    p.write_text(json.dumps(rec))
+    return p
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d["configs"][0].__setitem__("ceilings", "x"), "configs[0].ceilings: 'x' — expected a table of numbers"),
+    (lambda d: d["configs"][-1].__setitem__("name", True), "name: 'True' — expected text"),
+    (lambda d: d["configs"][0]["sustained_binding"].__setitem__("rand4k_read_iops", float("nan")),
+     "configs[0].sustained_binding.rand4k_read_iops: nan — expected a table of lines"),
+    (lambda d: d.__setitem__("tool", "x"), "tool: 'x' — expected a table"),
+])
+def test_a_mistyped_limits_record_is_an_error_in_report_and_compare(storlab, tmp_path, change, says):
+    p = _mutated(tmp_path, storlab, ("limits", str(EXAMPLES / "azure-ds4-p30-host-cache.toml")), change)
+    for args in (("report", str(p), "-o", str(tmp_path / "r.html")), ("compare", str(p), str(p))):
+        r = storlab(*args)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert r.stderr.startswith(f"error: {p}: ") and says in r.stderr, r.stderr
+        assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d["results"][0]["txn"].__setitem__("delivery", "x"), "results[0].txn.delivery: 'x'"),
+    (lambda d: d["inputs"].__setitem__("scenario", {"a": 1}), "inputs.scenario:"),
+])
+def test_a_mistyped_database_record_is_an_error_in_report_and_compare(storlab, tmp_path, change, says):
+    p = _mutated(tmp_path, storlab, ("simulate", str(EXAMPLES / "db-tpcc-gp2-burst.toml")), change)
+    for args in (("report", str(p), "-o", str(tmp_path / "r.html")), ("compare", str(p), str(p))):
+        r = storlab(*args)
+        assert r.returncode == 1 and says in r.stderr, (args, r.returncode, r.stderr)

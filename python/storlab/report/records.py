@@ -96,6 +96,7 @@ def from_data(data: Any, path: str = "<record>") -> Record:
         for i, c in enumerate(data["configs"]):
             if not isinstance(c, dict) or "name" not in c:
                 raise StorlabError(f"{path}: configs[{i}]: no 'name' field — every config has a name")
+        check_limits(data, path)
     else:
         raise StorlabError(f"{path}: neither 'results' (a run record), 'configs' (limits --json) nor the advice of advise --json "
                            "— not a storlab record")
@@ -124,6 +125,26 @@ def check_run_record(data: dict[str, Any], path: str) -> None:
             if not (math.isfinite(v) and v >= 0):
                 raise StorlabError(f"{path}: results[{i}] (config {str(r.get('config'))[:60]!r}).{key}: {v} — "
                                    f"{'a rate' if 'iops' in key or 'bytes' in key else 'a figure'} is a number ≥ 0; nearest valid value 0")
+        # The record type's untagged result kinds would take a mistyped
+        # database result for another kind: its transactions are checked here.
+        txn = r.get("txn")
+        if txn is not None:
+            if not isinstance(txn, dict):
+                raise StorlabError(f"{path}: results[{i}].txn: {str(txn)[:40]!r} — expected a table of transaction types")
+            for name, t in txn.items():
+                if not isinstance(t, dict):
+                    raise StorlabError(f"{path}: results[{i}].txn.{name}: {str(t)[:40]!r} — expected a table with commits, "
+                                       "per_min and latencies")
+                for key, v in t.items():
+                    if v is not None and key != "rows" and not _is_num(v):
+                        raise StorlabError(f"{path}: results[{i}].txn.{name}.{key}: {str(v)[:40]!r} — expected a number ≥ 0")
+    inputs = data.get("inputs")
+    if inputs is not None and not isinstance(inputs, dict):
+        raise StorlabError(f"{path}: inputs: {str(inputs)[:40]!r} — expected a table")
+    for key in ("scenario", "profile", "profile_file", "metric"):
+        v = (inputs or {}).get(key)
+        if v is not None and not isinstance(v, str):
+            raise StorlabError(f"{path}: inputs.{key}: {str(v)[:40]!r} — expected text (a file name or a name)")
     if not isinstance(data.get("series", []), list):
         raise StorlabError(f"{path}: 'series' is not a list")
     for i, s in enumerate(data.get("series") or []):
@@ -143,6 +164,62 @@ def check_run_record(data: dict[str, Any], path: str) -> None:
     full.pop("tipping_point", None)  # read in either shape (a list, or older records' map)
     full["results"] = [{"job": "", "binding": "", **r} for r in data["results"]]
     _native.record_check_json(path, json.dumps(full))
+
+
+# The fields of `limits --json` that report and compare read, by kind:
+# "str", "num" (finite, ≥ 0), "bool", "table" (any table), "strs" (a table
+# of lines), "nums" (a table of figures), "list"; "?" after a kind allows
+# null. A field a record leaves out is not asked for.
+LIMITS_TOP = {"tool": "table", "scenario": "str", "title": "str?", "inputs": "table?"}
+LIMITS_CONFIG = {
+    "name": "str", "title": "str?", "host": "str", "license": "str?", "engine": "str?", "region": "str?",
+    "host_vcpus": "num?", "host_memory_gib": "num?", "host_cpu_speed": "num?", "host_cpu_speed_basis": "str?",
+    "host_cpu": "table?", "ceilings": "nums", "binding": "strs", "sustained": "nums", "sustained_binding": "strs",
+    "pools": "list", "host_burst": "table?", "monthly_cost_usd": "num", "cost_complete": "bool",
+    "cost_breakdown": "list", "assumptions": "list", "warnings": "list", "unverified": "list"}
+LIMITS_POOL = {
+    "role": "str", "device": "str", "count": "num", "layout": "str?", "size_gib": "num", "total_gib": "num",
+    "provisioned_iops": "num?", "provisioned_throughput_mib_s": "num?", "host_cache": "str?", "path": "str?",
+    "baseline_iops": "num", "burst_iops": "num", "burst_s": "num?", "baseline_bytes_s": "num", "burst_bytes_s": "num",
+    "throughput_burst_s": "num?", "ceilings": "nums", "sustained": "nums"}
+_WANT = {"str": "text", "num": "a number ≥ 0", "bool": "true or false", "table": "a table", "strs": "a table of lines",
+         "nums": "a table of numbers ≥ 0", "list": "a list"}
+
+
+def _is_num(v: Any) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v >= 0
+
+
+def _fits(v: Any, kind: str) -> bool:
+    if kind.endswith("?"):
+        return v is None or _fits(v, kind[:-1])
+    return {"str": lambda: isinstance(v, str), "num": lambda: _is_num(v), "bool": lambda: isinstance(v, bool),
+            "table": lambda: isinstance(v, dict), "list": lambda: isinstance(v, list),
+            "strs": lambda: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+            "nums": lambda: isinstance(v, dict) and all(_is_num(x) for x in v.values())}[kind]()
+
+
+def _check_fields(obj: dict[str, Any], spec: dict[str, str], where: str, path: str) -> None:
+    for key, kind in spec.items():
+        if key in obj and not _fits(obj[key], kind):
+            v = obj[key]
+            bad = next((f"{key}.{k}: {x!r}" for k, x in v.items() if not _fits(x, "str" if kind == "strs" else "num")), None) \
+                if isinstance(v, dict) and kind in ("strs", "nums") else None
+            got = bad or f"{key}: {str(v)[:40]!r}"
+            raise StorlabError(f"{path}: {where}{got} — expected {_WANT[kind.rstrip('?')]}"
+                               f"{' or null' if kind.endswith('?') else ''} (write the record with limits --json)")
+
+
+def check_limits(data: dict[str, Any], path: str) -> None:
+    """A `limits --json` record, checked before report or compare reads it:
+    the type of every field they show. Raises naming file, entry and field."""
+    _check_fields(data, LIMITS_TOP, "", path)
+    for i, c in enumerate(data["configs"]):
+        _check_fields(c, LIMITS_CONFIG, f"configs[{i}].", path)
+        for j, p in enumerate(c.get("pools") or []):
+            if not isinstance(p, dict):
+                raise StorlabError(f"{path}: configs[{i}].pools[{j}]: {str(p)[:40]!r} — expected a pool table")
+            _check_fields(p, LIMITS_POOL, f"configs[{i}].pools[{j}].", path)
 
 
 def check_advice(data: dict[str, Any], path: str) -> None:
