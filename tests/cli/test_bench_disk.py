@@ -182,3 +182,34 @@ def test_a_job_file_without_stonewall_says_its_jobs_ran_together(storlab, tmp_pa
     job.write_text(job.read_text().replace("[w]\n", "[w]\nstonewall\n"))
     out = storlab("bench", "disk", "--path", str(tmp_path), "--job", str(job)).stdout
     assert "ran at the same time" not in out, out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounts a full tmpfs (root)")
+def test_a_report_that_cannot_be_written_keeps_the_measured_results(tmp_path):
+    """`--report` on a full file system: the run measures, the table is
+    printed, and the whole record is written to storlab-bench-disk-<time>.json
+    in the current folder; with --json it is on stdout and nothing else is
+    written. Exit 1, naming the report, the reason and where the results are."""
+    from conftest import run_process
+
+    full = tmp_path / "full"
+    full.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(full)], check=True)
+    try:
+        subprocess.run(["dd", "if=/dev/zero", f"of={full / 'fill'}", "bs=4k", "count=64"], capture_output=True)
+        work = tmp_path / "work"
+        work.mkdir()
+        r = run_process("bench", "disk", "--path", str(tmp_path), *QUICK, "--report", str(full / "r.html"), cwd=work)
+        assert r.returncode == 1, r.stderr
+        kept = list(work.glob("storlab-bench-disk-*.json"))
+        assert len(kept) == 1, r.stderr
+        assert f"{full / 'r.html'}: cannot write the report" in r.stderr and str(kept[0]) in r.stderr, r.stderr
+        rec = json.loads(kept[0].read_text())
+        assert {x["job"] for x in rec["results"]} >= {"RND4K-Q1T1-read", "SEQ1M-Q8T1-write"}
+        assert "RND4K-Q1T1-read" in r.stdout
+        kept[0].unlink()
+        r = run_process("bench", "disk", "--path", str(tmp_path), *QUICK, "--json", "--report", str(full / "r.html"), cwd=work)
+        assert r.returncode == 1 and "kept in the JSON printed on stdout" in r.stderr, r.stderr
+        assert json.loads(r.stdout)["results"] and not list(work.iterdir())
+    finally:
+        subprocess.run(["umount", str(full)], check=False)

@@ -19,7 +19,7 @@ from storlab import api, emulated
 from storlab.api import bench_db
 from storlab.cli.import_ import write_hammerdb_json
 from storlab.cli.out import COUNT_MAX, console, csv_text, emit, latency, one_of
-from storlab.cli.report import check_output, write_report_of
+from storlab.cli.report import check_output, write_outputs_keeping, write_report_of
 from storlab.db import import_profile
 from storlab.errors import DatabaseGone, ScenarioError, StorlabError
 from storlab.export.fio import to_fio_json
@@ -103,15 +103,15 @@ def disk_cmd(
     calibration = rec["inputs"].get("calibration") or {}
     if calibration.get("device"):
         err.print(f"{calibration['device']} and {calibration['host']} → {calibrate_out} (load it with --catalog)")
-    if report is not None:
-        write_report_of(rec, Path("bench-disk"), report)
+    as_json = json_out or output_format == "json"
     if output_format == "fio-json":
         typer.echo(to_fio_json(rec), nl=False)
     else:
-        as_json = json_out or output_format == "json"
         emit(rec, as_json, csv_out, lambda: csv_text(DISK_CSV, rec["results"]), lambda: _table(rec))
         if not (as_json or csv_out):
             console().print(Text("best is CrystalDiskMark's figure (highest of the runs)", style="dim"))
+    if report is not None:
+        write_outputs_keeping(rec, "bench-disk", [lambda: write_report_of(rec, Path("bench-disk"), report)], as_json)
     if calibration.get("refused"):
         # Raised once the results are printed: the measurement is not lost.
         raise ScenarioError(calibration["refused"])
@@ -261,11 +261,10 @@ def db_cmd(
     finally:
         if line:
             line.done()
-    if report is not None:
-        write_report_of(rec, Path("bench-db"), report)
-    if hammerdb_json is not None:
-        write_hammerdb_json(rec, hammerdb_json)
     emit(rec, json_out, csv_out, lambda: csv_text(DB_CSV, db_rows(rec)), lambda: _db_table(rec))
+    writers = ([lambda: write_report_of(rec, Path("bench-db"), report)] if report is not None else []) + \
+        ([lambda: write_hammerdb_json(rec, hammerdb_json)] if hammerdb_json is not None else [])
+
     if not (json_out or csv_out):
         for r in rec["results"]:
             if r.get("hammerdb"):
@@ -289,6 +288,8 @@ def db_cmd(
         for r in rec["runs"]:
             for msg, n in r.get("error_messages", {}).items():
                 err.print(f"{r['vus']} VUs: {n} × {msg}", style="yellow")
+    # After the lines above, so a failed write never hides the run's results.
+    write_outputs_keeping(rec, "bench-db", writers, json_out)
     if gone is not None:
         print(f"bench db: {gone}", file=sys.stderr)
         raise typer.Exit(1)

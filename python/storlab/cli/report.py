@@ -4,13 +4,16 @@ PNG (drawn by a headless Chromium)."""
 
 from __future__ import annotations
 
+import tempfile
+import time
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 
 from storlab.cli import app
 from storlab.errors import StorlabError
+from storlab.export import to_json
 from storlab.files import write_atomically
 from storlab.report import build_html
 from storlab.report.browser import write_pngs
@@ -37,6 +40,36 @@ def write_report(records: list, out: Path, png: Optional[Path] = None, title: Op
     write_atomically(out, data, "the report")
     if png is not None:
         write_pngs(out, png)
+
+
+def write_outputs_keeping(record: dict, kind: str, writers: list[Callable[[], None]], json_on_stdout: bool) -> None:
+    """Writes a measured run's extra outputs (`--report`, `--hammerdb-json`)
+    once its results are printed. When one cannot be written (a full disk,
+    a folder gone), the measurement is not lost: it is on stdout already as
+    JSON, or it is written to `storlab-<kind>-<time>.json` in the current
+    folder (else the temporary folder), and the error says where."""
+    failed: list[str] = []
+    for w in writers:
+        try:
+            w()
+        except (StorlabError, OSError) as e:
+            failed.append(str(e))
+    if not failed:
+        return
+    where = "the JSON printed on stdout"
+    if not json_on_stdout:
+        name = f"storlab-{kind}-{time.strftime('%Y%m%dT%H%M%S')}.json"
+        where = ""
+        for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+            try:
+                write_atomically(folder / name, to_json(record), "the measured results")
+            except (StorlabError, OSError):
+                continue
+            where = str(folder / name)
+            break
+        if not where:
+            where = "nowhere: the current and the temporary folder cannot be written either; the table above is all"
+    raise StorlabError(f"{'; '.join(failed)} — the measured results are kept in {where}")
 
 
 def write_report_of(record: dict, source: Path, out: Path) -> None:
