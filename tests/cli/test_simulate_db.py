@@ -419,6 +419,20 @@ def test_import_wal_bound_by_hand(storlab, scenario, tmp_path):
     assert "load time" in out and "input MB/s" in out
 
 
+@pytest.mark.parametrize("engine, warned", [("db2", True), ("postgres", False)])
+def test_an_import_on_another_engine_says_whose_profile_it_runs(storlab, scenario, engine, warned):
+    # import-postgresql was recorded on PostgreSQL (provenance.database): a
+    # config naming Db2 runs PostgreSQL's COPY figures and says so, with a
+    # fix a Db2 user can take; one naming PostgreSQL says nothing.
+    text = import_scenario(1, profile="import-postgresql").replace('host = "aws/ec2/r5.large"', f'host = "aws/ec2/r5.large"\nengine = "{engine}"')
+    rec = run_json(storlab, scenario(text))
+    said = [w for w in rec["warnings"] if "simulated with the postgres profile import-postgresql" in w]
+    if warned:
+        assert len(said) == 1 and 'engine = "db2"' in said[0] and "storlab cannot run db2" in said[0], rec["warnings"]
+    else:
+        assert not said, rec["warnings"]
+
+
 def test_import_bad_input(storlab, scenario, tmp_path):
     (tmp_path / "imp.toml").write_text(import_profile(1000, 2.0))
     fails(storlab, scenario(import_scenario(1, size="0")), "s.toml", "workload.import.size_gib", "must be above 0")
@@ -490,6 +504,13 @@ def test_another_engines_profile_is_said_in_the_record_and_the_table(storlab, sc
     else:
         assert len(said) == 1 and named in said[0], rec["warnings"]
         assert "simulated with the postgres profile" in storlab("simulate", str(path)).stdout
+        # storlab runs MySQL's fork (MariaDB) itself; SQL Server it cannot:
+        # the fix offered is one a user can take.
+        if "mysql" in line:
+            assert "bench db --profile-out" in said[0], said[0]
+        else:
+            assert "bench db --profile-out" not in said[0] and "storlab cannot run sqlserver" in said[0], said[0]
+            assert "storlab import hammerdb.log" in said[0], said[0]
 
 
 def test_repeats_give_the_models_own_seed_to_seed_spread(storlab, scenario):

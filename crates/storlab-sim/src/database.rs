@@ -78,20 +78,32 @@ fn check_roles(file: &str, dep: &Deployment) -> Result<Vec<String>, SimError> {
 /// profile was recorded on another: its CPU, page and log figures are the
 /// other engine's.
 pub fn engine_mismatch(dep: &storlab_model::Deployment, profile: &storlab_workload::profile::Profile) -> Option<String> {
+    mismatch(dep, profile.engine()?, &profile.name, "CPU, page and log figures")
+}
+
+/// The same for a config's engine and the engine a recording (`has`,
+/// named `name`) was made on; `what` is what the recording gives.
+fn mismatch(dep: &storlab_model::Deployment, has: String, name: &str, what: &str) -> Option<String> {
     let (wants, why) = match (&dep.engine, dep.license.as_str()) {
         (Some(e), _) => (e.to_ascii_lowercase(), format!("engine = \"{e}\"")),
         (None, l) if l.starts_with("windows-sql") => ("sqlserver".to_string(), format!("license = \"{l}\"")),
         _ => return None,
     };
-    let has = profile.engine()?;
     // MariaDB forked from MySQL: the same InnoDB write path, near enough.
     let family = |e: &str| if e == "mariadb" { "mysql".to_string() } else { e.to_string() };
-    (family(&wants) != family(&has)).then(|| {
+    // storlab runs PostgreSQL, MariaDB and SQLite itself; for another engine
+    // the fix a user can take is their own measured run.
+    let recordable = ["postgresql", "postgres", "mariadb", "mysql", "sqlite"].contains(&wants.as_str());
+    let fix = if recordable {
+        format!("record a profile on {wants} (bench db --profile-out) for its own")
+    } else {
         format!(
-            "{why} simulated with the {has} profile {}: the CPU, page and log figures are {has}'s, not {wants}'s — record a profile on {wants} (bench db --profile-out) for its own",
-            profile.name
+            "storlab cannot run {wants}: compare with a measured {wants} run (storlab import hammerdb.log or its job report) \
+             to correct the CPU, or name the nearest engine's profile (profile = \"tpcc-postgresql\" or \"tpcc-mariadb\") knowingly"
         )
-    })
+    };
+    (family(&wants) != family(&has))
+        .then(|| format!("{why} simulated with the {has} profile {name}: the {what} are {has}'s, not {wants}'s — {fix}"))
 }
 
 /// A config's `settings` the database model reads; another name is a
@@ -836,6 +848,11 @@ fn simulate_import(
         unverified.extend(dep.host.unverified.iter().cloned());
         for p in &dep.pools {
             unverified.extend(p.device.unverified.iter().cloned());
+        }
+        if let Some(w) = storlab_workload::profile::engine_of(&im.profile.provenance)
+            .and_then(|e| mismatch(dep, e, &im.profile.name, "bytes written and CPU per input byte"))
+        {
+            rec.warnings.push(format!("config {}: {w}", dep.name));
         }
         if pools.2 == pools.1 && !has(dep, Role::Log) {
             rec.warnings.push(format!("config {}: no log pool — the WAL is written on the data pool", dep.name));

@@ -40,15 +40,21 @@ impl Profile {
     /// `engine` names them): `provenance.engine` where given, else read off
     /// `provenance.database` ("PostgreSQL 15.18", "MariaDB 10.11.6").
     pub fn engine(&self) -> Option<String> {
-        if let Some(e) = self.provenance.get("engine").and_then(|v| v.as_str()) {
-            return Some(e.to_ascii_lowercase());
-        }
-        let db = self.provenance.get("database")?.as_str()?.to_ascii_lowercase();
-        [("postgres", "postgres"), ("mariadb", "mariadb"), ("mysql", "mysql"), ("sql server", "sqlserver"), ("oracle", "oracle"), ("db2", "db2")]
-            .into_iter()
-            .find(|(word, _)| db.contains(word))
-            .map(|(_, e)| e.to_string())
+        engine_of(&self.provenance)
     }
+}
+
+/// The engine a recording's provenance names (a database profile's or an
+/// import profile's): `engine`, else read off `database`.
+pub fn engine_of(provenance: &BTreeMap<String, toml::Value>) -> Option<String> {
+    if let Some(e) = provenance.get("engine").and_then(|v| v.as_str()) {
+        return Some(e.to_ascii_lowercase());
+    }
+    let db = provenance.get("database")?.as_str()?.to_ascii_lowercase();
+    [("postgres", "postgres"), ("mariadb", "mariadb"), ("mysql", "mysql"), ("sql server", "sqlserver"), ("oracle", "oracle"), ("db2", "db2")]
+        .into_iter()
+        .find(|(word, _)| db.contains(word))
+        .map(|(_, e)| e.to_string())
 }
 
 /// The write-back curve: how many distinct data pages, in how many runs of

@@ -130,11 +130,19 @@ pub fn read(file: &str, doc: &Value) -> Result<RunRecord, ImportError> {
         }
     }
     let fmt0 = |v: Option<f64>| v.map(|x| format!("{x:.0}")).unwrap_or_default();
+    // A report storlab wrote from a simulation (`system.simulated`) stays a
+    // simulation when read back: never "measured by HammerDB".
+    let simulated = doc.pointer("/system/simulated").and_then(|v| v.as_bool()) == Some(true);
+    if simulated {
+        rec.engine = crate::Engine::Simulate;
+        rec.warnings.push(format!("{file}: a simulated run (system.simulated = true, written by {version}): no database ran; the figures are the model's"));
+    }
+    let binding = if simulated { format!("simulated by {version} (a HammerDB job report of a simulation)") } else { format!("measured by HammerDB {version}") };
     rec.results.push(JobResult {
         config: config.clone(),
         job: workload.into(),
         pool: String::new(),
-        binding: format!("measured by HammerDB {version}"),
+        binding,
         io: None,
         extra: Some(JobExtra::Db(DbJob {
             vus,
@@ -485,5 +493,9 @@ mod tests {
         let back = read("w.json", &doc).unwrap();
         let Some(JobExtra::Db(d)) = &back.results[0].extra else { panic!() };
         assert_eq!((d.vus, d.nopm), (8, Some(1500.0)));
+        // A simulation read back stays one.
+        assert_eq!(back.engine, crate::Engine::Simulate);
+        assert!(back.results[0].binding.starts_with("simulated by"), "{}", back.results[0].binding);
+        assert!(!back.results[0].binding.contains("measured"));
     }
 }
