@@ -383,3 +383,17 @@ def test_a_misspelt_region_or_another_clouds_is_refused_before_running(storlab, 
     fails(storlab, path, *words)
     r = storlab("simulate", str(path), "--duration", "1")
     assert r.returncode == 1 and words[-1] in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (("advise", "--help"), ("a workload, a [goal], an optional [space] and current [configs.*].", "Needs storlab[ray].")),
+    (("bench", "import", "--help"), ("for `[workload.import] profile = FILE`.",)),
+])
+def test_help_keeps_its_bracketed_words(storlab, args, words):
+    # The help markup reads [goal] as a style unless it is escaped: the
+    # words vanished ("a workload, a , an optional  and current .").
+    r = storlab(*args, env={"COLUMNS": "400"})
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.replace("│", " ").split())
+    for w in words:
+        assert w in text, (w, text)

@@ -115,7 +115,7 @@ def advice_tables(rec: dict[str, Any]) -> Group:
 
 @app.command("advise")
 def advise_cmd(
-    question: Path = typer.Argument(..., help="Question file (TOML): a workload, a [goal], an optional [space] and current [configs.*]."),
+    question: Path = typer.Argument(..., help="Question file (TOML): a workload, a \\[goal], an optional \\[space] and current \\[configs.*]."),
     json_out: bool = typer.Option(False, "--json", help="Print the advice record as JSON."),
     report: Optional[Path] = typer.Option(None, "--report", help="Also write the advice as an HTML report to FILE: cost against throughput with the front and the goal, the recommendations' config tables, the findings."),
     top: Optional[int] = typer.Option(None, "--top", max=COUNT_MAX, help="How many recommendations (default 10)."),
@@ -123,7 +123,7 @@ def advise_cmd(
     catalog: Optional[list[Path]] = typer.Option(None, "--catalog", help="Extra catalog file or folder (repeatable)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Vendor rules as they stood on this day (YYYY-MM-DD), in place of the question's as_of; prices stay today's."),
     from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),
-    ray: Optional[str] = typer.Option(None, "--ray", help="Run the screen and the simulations on the Ray cluster at ADDRESS (ray://HEAD:10001), or on one started here (local); the same answer. Needs storlab[ray]."),
+    ray: Optional[str] = typer.Option(None, "--ray", help="Run the screen and the simulations on the Ray cluster at ADDRESS (ray://HEAD:10001), or on one started here (local); the same answer. Needs storlab\\[ray]."),
     accept_suspect: bool = typer.Option(False, "--accept-suspect", help="Use a database profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning, rather than refuse it."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""

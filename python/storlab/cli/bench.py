@@ -302,7 +302,7 @@ def db_cmd(
 def import_cmd(
     dir: Path = typer.Option(..., "--dir", help="A folder for the managed PostgreSQL cluster and the input file (both removed after)."),
     size_mib: int = typer.Option(256, "--size-mib", max=COUNT_MAX, help="The generated CSV input's size in MiB (default 256)."),
-    profile_out: Path = typer.Option(..., "--profile-out", help="The import profile to write (.toml), for `[workload.import] profile = FILE`."),
+    profile_out: Path = typer.Option(..., "--profile-out", help="The import profile to write (.toml), for `\\[workload.import] profile = FILE`."),
 ) -> None:
     """Record a bulk-import profile: COPY of a generated CSV into a table with a
     primary key and an index on a PostgreSQL storlab runs itself; WAL, table
