@@ -224,6 +224,9 @@ def test_ctrl_c_keeps_the_best_found_so_far(tmp_path):
     rec = json.loads(out)
     assert rec["interrupted"] is True
     assert all(r["meets_goal"] for r in rec["recommendations"])
+    # The user's current config was not judged: no invented finding (it read
+    # "0 IOPS — Under-provisioned, High risk").
+    assert rec["findings"] and all(f["finding"] == "Not evaluated" and f["risk"] == "unknown" for f in rec["findings"]), rec["findings"]
 
 
 def test_cloudwatch_console_csv_demand_by_hand(storlab):

@@ -156,7 +156,8 @@ pub struct Recommendation {
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     pub config: String,
-    /// `Optimized`, `Under-provisioned` or `Over-provisioned`.
+    /// `Optimized`, `Under-provisioned` or `Over-provisioned`; `Not
+    /// evaluated` when the run was interrupted before it was judged.
     pub finding: String,
     /// `VeryLow`, `Low`, `Medium`, `High` (Compute Optimizer's scale): how
     /// close the binding resource runs to its limit at the goal.
@@ -622,6 +623,9 @@ fn rec_interrupted(stop: &AtomicBool) -> bool {
     stop.load(Ordering::Relaxed)
 }
 
+/// A current config's finding when the run stopped before it was judged.
+pub const NOT_EVALUATED: &str = "Not evaluated";
+
 /// Compute Optimizer's performance-risk words for how much of the verified
 /// throughput the goal takes.
 fn risk(goal_share: f64) -> &'static str {
@@ -1039,6 +1043,19 @@ pub fn advise_on(
         let cost = monthly_cost(cat, &dep);
         let (bound, _) = ctx.screen(&dep);
         let current = ctx.verify(name, c, cost.monthly_cost_usd, bound, true)?;
+        if rec_interrupted(stop) {
+            // Stopped before or while this config ran: its figures are not
+            // the simulator's verdict, and no finding is made of them.
+            findings.push(Finding {
+                config: name.clone(),
+                finding: NOT_EVALUATED.to_string(),
+                risk: "unknown".to_string(),
+                saving_usd_month: 0.0,
+                why: "the run was interrupted before this config's simulation finished — rerun advise to judge it".to_string(),
+                current,
+            });
+            continue;
+        }
         let share = current.load.unwrap_or_else(|| goal_share(&q, &current));
         let (finding, saving, why) = if !current.meets_goal {
             let why = format!(

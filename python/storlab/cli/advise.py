@@ -104,8 +104,10 @@ def advice_tables(rec: dict[str, Any]) -> Group:
             f.add_column(col)
         for x in rec["findings"]:
             style = {"Under-provisioned": "red", "Over-provisioned": "yellow"}.get(x["finding"], "green")
-            f.add_row(x["config"], Text(x["finding"], style=style), x["risk"], _money(x["saving_usd_month"]),
-                      _figures(x["current"]), x["why"])
+            judged = x["finding"] != "Not evaluated"
+            f.add_row(x["config"], Text(x["finding"], style=style if judged else "dim"), x["risk"],
+                      _money(x["saving_usd_month"]) if judged else "—", _figures(x["current"]) if judged else "not evaluated",
+                      x["why"])
         parts.append(f)
     for w in rec.get("warnings") or []:
         parts.append(Text(w, style="yellow"))
