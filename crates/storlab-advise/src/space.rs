@@ -489,13 +489,26 @@ fn reason(message: &str) -> String {
     let m = message.split_once(": ").map_or(message, |(_, r)| r);
     let m = m.split_once(" — ").map_or(m, |(a, _)| a);
     let m = m.split_once(": ").map_or(m, |(a, b)| if a.starts_with("configs.") { b } else { m });
-    // Figures (a number standing on its own) become N; ids keep theirs.
+    // Figures (a number standing on its own) become N; ids keep theirs, and
+    // dates (YYYY-MM-DD: the day a rule or a device begins) stay whole.
+    let is_date = |t: &str| {
+        let b = t.as_bytes();
+        b.len() >= 10 && b[4] == b'-' && b[7] == b'-' && [0, 1, 2, 3, 5, 6, 8, 9].iter().all(|&i| b[i].is_ascii_digit())
+    };
     let mut out = String::with_capacity(m.len());
     let mut prev = ' ';
-    let mut chars = m.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = m.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c.is_ascii_digit() && is_date(&m[i..]) && !prev.is_ascii_alphanumeric() {
+            out.push_str(&m[i..i + 10]);
+            for _ in 0..9 {
+                chars.next();
+            }
+            prev = '0';
+            continue;
+        }
         if c.is_ascii_digit() && !(prev.is_ascii_alphanumeric() || prev == '/' || prev == '.' || prev == '-' || prev == '_') {
-            while chars.peek().is_some_and(|d| d.is_ascii_digit() || *d == ',' || *d == '.') {
+            while chars.peek().is_some_and(|(_, d)| d.is_ascii_digit() || *d == ',' || *d == '.') {
                 chars.next();
             }
             out.push('N');
@@ -576,6 +589,16 @@ mod tests {
         assert_eq!(
             reason("q.toml: configs.a: aws/ebs/io1 attached to aws/ec2/m4.2xlarge (not built on Nitro) may be provisioned with at most 32,000 IOPS, got 40000"),
             "aws/ebs/io1 attached to aws/ec2/m4.2xlarge (not built on Nitro) may be provisioned with at most N IOPS, got N"
+        );
+    }
+
+    // A date says when a rule or a device begins: it is kept whole (it read
+    // "from N-12-01").
+    #[test]
+    fn refusals_keep_their_dates() {
+        assert_eq!(
+            reason("q.toml: configs.a: the catalog knows device aws/ebs/gp3 from 2020-12-01, not on 2018-06-01 (as_of) — pick gp2"),
+            "the catalog knows device aws/ebs/gp3 from 2020-12-01, not on 2018-06-01 (as_of)"
         );
     }
 
