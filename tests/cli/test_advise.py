@@ -320,3 +320,17 @@ def test_ray_address_nothing_answers_is_one_line(storlab, tmp_path):
     assert r.stderr.strip().splitlines() == [r.stderr.strip()] and "nothing answers at 127.0.0.1:1" in r.stderr, r.stderr
     r = storlab("advise", str(p), "--ray", "my-cluster")
     assert r.returncode == 1 and "give HOST:PORT" in r.stderr, r.stderr
+
+
+def test_advise_warns_as_simulate_does_of_another_engines_profile(storlab, tmp_path):
+    # The current config names SQL Server; the question's profile was
+    # recorded on PostgreSQL. simulate warns of it; advise says it too, once.
+    q = (EXAMPLES / "advise-tpcc-azure.toml").read_text().replace(
+        'host = "azure/vm/Standard_E16ds_v5"', 'host = "azure/vm/Standard_E16ds_v5"\nengine = "sqlserver"')
+    p = tmp_path / "q.toml"
+    p.write_text(q)
+    rec = advise(storlab, p)
+    said = [w for w in rec["warnings"] if "simulated with the postgres profile tpcc-postgresql" in w]
+    assert len(said) == 1 and 'engine = "sqlserver"' in said[0], rec["warnings"]
+    plain = advise(storlab, EXAMPLES / "advise-tpcc-azure.toml")
+    assert not [w for w in plain["warnings"] if "simulated with the" in w], plain["warnings"]

@@ -1090,6 +1090,19 @@ pub fn advise_on(
             current,
         });
     }
+    // What simulate would warn of for these configs, said once here too: a
+    // profile recorded on another engine than the configs name.
+    if let Kind::Db(db) = &kind {
+        let mut said = std::collections::BTreeSet::new();
+        for o in recs.iter().chain(findings.iter().map(|f| &f.current)) {
+            if let Ok(dep) = storlab_model::deployment::resolve(cat, file, &o.name, &o.config, Some(&region)) {
+                if let Some(w) = storlab_sim::database::engine_mismatch(&dep, &db.profile) {
+                    said.insert(w);
+                }
+            }
+        }
+        warnings.extend(said);
+    }
     let workload = match &kind {
         Kind::Db(db) => format!(
             "{} at scale {} {}",
