@@ -76,6 +76,8 @@ def advice_tables(rec: dict[str, Any]) -> Group:
     parts.append(Text(f"{sp['region']}: {sp['hosts']} hosts × {sp['devices']} devices → {sp['candidates']:,} configs the "
                       f"vendors allow; {sp['screened']:,} pass the screen; the simulator ran {sp['verified']:,}",
                       style="dim"))
+    rules = f"vendor rules as of {rec['as_of']}" if rec.get("as_of") else "vendor rules of today's catalog"
+    parts.append(Text(f"{rules}; prices are the catalog's current list prices, on-demand, per 730 h month", style="dim"))
     t = Table(title="cheapest that meet the goal (verified by the simulator)", title_justify="left")
     per_tpm = any(r.get("usd_per_1000_tpm") is not None for r in rec["recommendations"])
     cols = ("#", "host", "pools", "$ a month", *(("$ / 1,000 TPM",) if per_tpm else ()), "gives", "binding")
