@@ -247,6 +247,10 @@ def test_catalog_list_and_show(storlab):
     assert any("general-purpose.md" in s["url"] for s in e["sources"].values())
     r = storlab("catalog", "show", "aws/ebs/gp2")
     assert r.returncode == 0 and "sources" in r.stdout
+    # aws-fsx.toml: ONTAP's paths = ["iscsi", "smb", "nfs"], printed as text
+    # (the list was read as markup and printed empty).
+    r = storlab("catalog", "show", "aws/fsx/ontap")
+    assert "paths = [iscsi, smb, nfs]" in r.stdout, r.stdout
 
 
 def test_azure_vm_level_burst(limits_json, scenario):

@@ -58,3 +58,18 @@ def test_bench_db_auto_sweep_stops_two_steps_past_the_knee():
     assert not _native.db_sweep_done(values[:3])
     assert not _native.db_sweep_done(values[:4])
     assert _native.db_sweep_done(values)
+
+
+def test_a_sweep_still_rising_has_no_cost_at_a_tipping_point():
+    # 1,000 → 1,500 → 2,000 NOPM: still rising at its last step, so the
+    # cost is read at the best step so far, never "at the tipping point".
+    rows = [row(1, 1000.0, 1000.0), row(2, 1500.0, 1000.0), row(4, 2000.0, 1000.0)]
+    tip = {"config": "io2", "vus": 4, "metric": "nopm", "value": 2000.0, "reached": False, "note": "still rising",
+           "highest_vus": 4, "highest_value": 2000.0}
+    assert [label for label, _ in cost_points(rows, tip)] == ["at the best step so far"]
+    record = {"scenario": "s.toml", "workload": "tpcc", "seed": 1, "results": rows, "tipping_point": [tip],
+              "inputs": {"metric": "nopm"}}
+    console = Console(width=200, record=True, color_system=None)
+    console.print(db_tables(record))
+    text = console.export_text()
+    assert "no tipping point yet: 4 VUs" in text and "at the tipping point" not in text, text

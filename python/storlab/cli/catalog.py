@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from storlab import api
@@ -86,7 +87,9 @@ def show_cmd(
     for k, v in e["entry"].items():
         if k in ("id", "title", "src") or v in (None, [], {}, False):
             continue
-        con.print(f"  [cyan]{k}[/cyan] = {_plain(v)}")
+        # The value is printed as text: a list such as [iscsi, smb, nfs]
+        # would otherwise be read as markup and vanish.
+        con.print(f"  [cyan]{k}[/cyan] = {escape(_plain(v))}")
     if e["prices"]:
         con.print("[bold]prices[/bold]")
         for p in e["prices"]:

@@ -115,7 +115,9 @@ def cost_points(rows: list[dict[str, Any]], tip: dict[str, Any] | None) -> list[
     by_vus = {r["vus"]: r for r in rows}
     if tip is None or tip["vus"] not in by_vus:
         return [("at the last step", rows[-1])]
-    out = [("at the tipping point", by_vus[tip["vus"]])]
+    # A sweep still rising has no tipping point: its cost is read at the
+    # step named, not called the tipping point's.
+    out = [("at the tipping point" if tip.get("reached", True) else "at the best step so far", by_vus[tip["vus"]])]
     top = tip.get("highest_vus")
     if top is not None and top != tip["vus"] and top in by_vus:
         out.append(("at the highest", by_vus[top]))
