@@ -28,6 +28,15 @@ pub const MIN_WINDOW_TXNS: f64 = 400.0;
 /// `concurrency.penalty_bounds` (`storlab_sim::database::PENALTY_RANGE`).
 pub const PENALTY_BOUNDS: (f64, f64) = (0.25, 8.0);
 
+/// How far from 1 a one-user penalty may be in a recording without
+/// repeats. One user waits for no other, so the model's own CPU and I/O
+/// waits should give the recorded rate there and the penalty should be
+/// near 1 (the shipped recordings fit 0.98–0.99). A factor of 1.5 either
+/// way is five times the 10 % noise of one run (`DEFAULT_SWEEP_NOISE`):
+/// beyond it the one run is more likely a disturbed window than a slow
+/// server, and nothing in the recording can tell the two apart.
+pub const ONE_USER_PENALTY: f64 = 1.5;
+
 /// One reason a profile is suspect: the field it concerns, what is wrong
 /// with the values it holds, and the change to the recording that fixes it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -99,6 +108,10 @@ impl Profile {
     ///   bound. Where no penalty is recorded, a negative USL `alpha` or
     ///   `beta` (the recorder fits both at 0 or more): the CPU per
     ///   transaction would fall as users grow.
+    /// - a one-user penalty beyond `ONE_USER_PENALTY` either way where that
+    ///   count was run once.
+    /// - repeats at some counts (`throughput_stdev` above 0) and none at
+    ///   others: the missing counts' repeats were lost.
     /// - a step whose window (`window_s`) counted fewer than
     ///   `MIN_WINDOW_TXNS` transactions at the rate it measured.
     ///
@@ -171,6 +184,22 @@ impl Profile {
                     fix: "record again with --repeat 3 --duration 60 (a count the fit cannot reach is mostly a noisy one)".into(),
                 });
             }
+            // The lowest count, where it is one user, run once.
+            let first = (0..vus.len()).min_by(|&a, &b| vus[a].total_cmp(&vus[b]));
+            if let Some(i) = first.filter(|&i| vus[i] == 1.0 && !(repeats && sd[i] > 0.0)) {
+                let p = c.penalty[i];
+                let bound = p <= lo * (1.0 + 1e-9) || p >= hi * (1.0 - 1e-9);
+                if !bound && (p > ONE_USER_PENALTY || p < 1.0 / ONE_USER_PENALTY) {
+                    out.push(Suspect {
+                        field: "concurrency.penalty".into(),
+                        reason: format!(
+                            "×{p} at 1 user from one run — one user waits for no other, so the model's CPU and I/O should give the recorded rate there \
+                             (a penalty within ×{ONE_USER_PENALTY} of 1), and without repeats a disturbed window cannot be told from a slow server"
+                        ),
+                        fix: "rerun with --repeat 3 --duration 60 (on a quiet machine)".into(),
+                    });
+                }
+            }
         } else if c.penalty.is_empty() {
             for (name, x) in [("alpha", c.alpha), ("beta", c.beta)] {
                 if x < 0.0 {
@@ -180,6 +209,21 @@ impl Profile {
                         fix: "record again with this storlab's bench db --profile-out".into(),
                     });
                 }
+            }
+        }
+
+        // Repeats recorded at some counts and not at others: runs were lost.
+        if repeats && sd.iter().any(|&x| x > 0.0) {
+            let missing: Vec<String> = (0..vus.len()).filter(|&i| sd[i] == 0.0).map(|i| users(vus[i])).collect();
+            if !missing.is_empty() {
+                out.push(Suspect {
+                    field: "concurrency.throughput_stdev".into(),
+                    reason: format!(
+                        "no spread at {} where the other counts have one — their repeats are missing (a run lost or cut short), so those counts rest on one run",
+                        missing.join(", ")
+                    ),
+                    fix: "rerun with --repeat 3 --duration 60".into(),
+                });
             }
         }
 

@@ -62,6 +62,36 @@ fn a_penalty_at_its_fits_bound_is_found() {
     assert_eq!(profile(&conc.replace("0.25", "0.9")).health(), vec![]);
 }
 
+// The single-run recording: a penalty of 1.85 at one user. 1.85 is
+// beyond 1.5 (five times the 10 % noise of one run); 1.3 and 1 / 1.3 are
+// within it; with repeats at one user the same 1.85 is the server's.
+#[test]
+fn a_one_user_penalty_far_from_one_without_repeats_is_found() {
+    let conc = "vus = [1, 2, 4]\nthroughput = [500.0, 900.0, 1500.0]\npenalty = [1.85, 1.9, 2.0]";
+    let h = profile(conc).health();
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0].field, "concurrency.penalty");
+    assert!(h[0].reason.starts_with("×1.85 at 1 user from one run"), "{}", h[0].reason);
+    assert!(h[0].fix.starts_with("rerun with --repeat 3"), "{}", h[0].fix);
+    assert_eq!(profile(&conc.replace("1.85", "0.5")).health().len(), 1);
+    assert_eq!(profile(&conc.replace("1.85", "1.3")).health(), vec![]);
+    assert_eq!(profile(&conc.replace("1.85", "0.77")).health(), vec![]);
+    let zeros = format!("{conc}\nthroughput_stdev = [0.0, 0.0, 0.0]");
+    assert_eq!(profile(&zeros).health().len(), 1);
+    let with = format!("{conc}\nthroughput_stdev = [20.0, 30.0, 40.0]");
+    assert_eq!(profile(&with).health(), vec![]);
+}
+
+// Repeats at 1 and 4 users and none at 2: the 2-user repeats were lost.
+#[test]
+fn repeats_missing_at_some_counts_are_found() {
+    let h = profile("vus = [1, 2, 4]\nthroughput = [500.0, 900.0, 1500.0]\nthroughput_stdev = [20.0, 0.0, 40.0]").health();
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0].field, "concurrency.throughput_stdev");
+    assert!(h[0].reason.starts_with("no spread at 2 users where the other counts have one"), "{}", h[0].reason);
+    assert!(h[0].fix.starts_with("rerun with --repeat 3"), "{}", h[0].fix);
+}
+
 #[test]
 fn the_loader_refuses_a_negative_or_nan_figure_before_health_is_asked() {
     let text = |cpu: &str| {
