@@ -164,6 +164,20 @@ def test_report_and_compare_take_imported_files(tmp_path):
     row = next(x for x in cmp["rows"] if x["job"] == "SEQ1M-Q8T1-read" and x["key"] == "bw_bytes_s")
     # 7427.749 / 101.514 MB/s
     assert row["ratio"] == pytest.approx(7427.749 / 101.514, rel=1e-3)
+    # CrystalDiskMark 7 and 8 give a mean latency and no p99: no p99 row of
+    # 0.0 µs, and the mean is compared (CDM 8's `<   987.81 us>`).
+    assert not any(x["key"] == "lat_p99_us" for x in cmp["rows"]), [x for x in cmp["rows"] if x["key"] == "lat_p99_us"][:2]
+    mean = next(x for x in cmp["rows"] if x["job"] == "SEQ1M-Q8T1-read" and x["key"] == "lat_mean_us")
+    assert mean["b"] == pytest.approx(987.81)
+    r = invoke("compare", str(DATA / "cdm7.txt"), str(DATA / "cdm8.txt"))
+    assert r.exit_code == 0 and "0.0 µs" not in r.stdout and "0 µs" not in r.stdout, r.stdout
+
+
+def test_the_import_table_names_its_rate_for_what_it_holds():
+    disk_only = invoke("import", str(DATA / "cdm8.txt"))
+    assert disk_only.exit_code == 0 and "NOPM" not in disk_only.stdout and "IOPS" in disk_only.stdout, disk_only.stdout
+    db_only = invoke("import", str(DATA / "pgbench.txt"))
+    assert db_only.exit_code == 0 and "IOPS" not in db_only.stdout and "NOPM, TPM" in db_only.stdout, db_only.stdout
 
 
 def test_hammerdb_sysbench_pgbench_cloudwatch_tables():

@@ -592,3 +592,25 @@ def test_innodbs_cache_is_the_buffer_pool_the_config_gives_it(storlab, scenario)
     rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", vus="[1]")))
     (said,) = [a for a in rec["inputs"]["assumptions"] if "database cache" in a]
     assert "database cache 12.0 GiB (75 % of 16 GiB host memory)" in said and "1.00 of the data cached" in said, said
+
+
+def test_a_striped_pools_binding_names_its_count_once(storlab, scenario):
+    # Four 125 GiB gp2 volumes from empty buckets: 3 IOPS a GiB, 375 each
+    # (the vendor's baseline). 3,000 warehouses on an m5.large's 6 GiB of
+    # cache miss on most reads, so the stripe's baseline binds.
+    text = ('region = "aws/us-east-1"\nbuckets_at_start = "empty"\n[workload.database]\nprofile = "tpcc-postgresql"\n'
+            'scale = 3000\nvus = [4]\nrampup_s = 5\nduration_s = 30\n[configs.four]\nhost = "aws/ec2/m5.large"\n'
+            '[[configs.four.pools]]\ndevice = "aws/ebs/gp2"\nsize_gib = 125\ncount = 4\nlayout = "stripe"\n')
+    b = run_json(storlab, scenario(text))["results"][0]["binding"]
+    assert "device aws/ebs/gp2 (125 GiB) × 4: baseline 375 IOPS each" in b, b
+    assert b.count("4 ×") + b.count("× 4") == 1, b
+
+
+def test_an_import_held_by_a_busy_limit_names_it(storlab):
+    # The example's defaults: the data gp3 at its 3,000 IOPS default is
+    # the busiest limit while the COPY streams wait for the writers; the
+    # binding names it, not "write latency".
+    rec = json.loads(storlab("simulate", str(EXAMPLES / "db-import-gp3-log.toml"), "--json").stdout)
+    r = next(x for x in rec["results"] if x["config"] == "defaults")
+    assert "the writers held by data pool: device aws/ebs/gp3 (500 GiB): 3000 IOPS" in r["binding"], r["binding"]
+    assert not r["binding"].startswith("write latency")

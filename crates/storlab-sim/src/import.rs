@@ -194,7 +194,17 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
         _ if stream_cpu >= 0.9 => format!("CPU: {s} COPY stream{}, each on one vCPU at {:.0} % (a COPY runs on one core; {vcpus} vCPUs)", pl(s), 100.0 * stream_cpu),
         _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %", 100.0 * cpu_utilization),
         Some((u, id, res)) if u >= 0.9 => crate::db::limit_words(dep, &st, u, id, res),
-        _ if t_blocked > t_read.max(t_cpu) => format!("write latency: the streams waited for the writers {:.0} % of the time", 100.0 * t_blocked / (w * s as f64)),
+        // The writers held the streams back: by the busiest limit where one
+        // was at least half busy, else by the pools' write latency itself.
+        _ if t_blocked > t_read.max(t_cpu) => {
+            let waited = 100.0 * t_blocked / (w * s as f64);
+            match top {
+                Some((u, id, res)) if u >= 0.5 => {
+                    format!("the streams waited for the writers {waited:.0} % of the time, the writers held by {}", crate::db::limit_words(dep, &st, u, id, res))
+                }
+                _ => format!("write latency: the streams waited for the writers {waited:.0} % of the time"),
+            }
+        }
         _ if t_read > t_cpu => format!("input read latency: {s} stream{} reading 1 MiB at a time", pl(s)),
         _ => format!("CPU: {s} COPY stream{} at {:.0} % of a vCPU each", pl(s), 100.0 * stream_cpu),
     };

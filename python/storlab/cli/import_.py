@@ -79,9 +79,13 @@ def _num(v: float | None, fmt: str = ",.0f") -> str:
 
 def import_table(rec: dict[str, Any]) -> Table:
     """One row per imported result: I/O jobs with IOPS, MB/s and latency;
-    database results with NOPM/TPM and their transaction latency."""
+    database results with NOPM/TPM and their transaction latency. The rate
+    column is named for what the rows hold: "IOPS" over disk tests only,
+    "NOPM, TPM" over database runs only, both over a mix."""
     t = Table(title=f"{rec['tool']['name']}: {rec['workload']}  (MB/s: 10^6 bytes a second)")
-    for c in ("config", "job", "IOPS (NOPM, TPM)", "MB/s", "latency mean", "p99", "in flight", "binding"):
+    io = sum(1 for r in rec["results"] if "iops" in r)
+    rate = {0: "NOPM, TPM", len(rec["results"]): "IOPS"}.get(io, "IOPS; NOPM, TPM")
+    for c in ("config", "job", rate, "MB/s", "latency mean", "p99", "in flight", "binding"):
         t.add_column(c, justify="left" if c in ("config", "job", "binding") else "right", no_wrap=c == "job", overflow="fold")
     for r in rec["results"]:
         if "iops" in r:

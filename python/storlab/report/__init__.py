@@ -17,7 +17,7 @@ from storlab.errors import StorlabError
 from storlab.report import advice as _advice
 from storlab.report import charts as _charts
 from storlab.report.page import chart_div, esc as _esc, head, plotly_js, scripts
-from storlab.report.records import Record, assign_labels, configs, finite, is_db, load
+from storlab.report.records import Record, assign_labels, configs, finite, is_db, latency_us, load
 
 __all__ = ["build_html", "load", "Record", "summary_rows", "plotly_js"]
 
@@ -28,7 +28,7 @@ def _num(v: Any, fmt: str = ",.0f", unit: str = "") -> str:
 
 
 def _lat(us: Any) -> str:
-    f = finite(us)
+    f = latency_us(us)
     if f is None:
         return "—"
     return f"{f / 1000:,.2f} ms" if f >= 1000 else f"{f:,.0f} µs"
@@ -73,7 +73,7 @@ def summary_rows(records: list[Record]) -> list[dict[str, Any]]:
                 if io:
                     top = max(io, key=lambda r: r["iops"])
                     row["iops"], row["iops_note"] = top["iops"], top.get("job", "")
-                    row["lat_p99_us"] = finite(top.get("lat_p99_us"))
+                    row["lat_p99_us"] = latency_us(top.get("lat_p99_us"))
                     row["binding"] = top.get("binding", "")
                     bw = max(io, key=lambda r: finite(r.get("bw_bytes_s")) or 0)
                     row["bw_bytes_s"], row["bw_note"] = finite(bw.get("bw_bytes_s")), bw.get("job", "")

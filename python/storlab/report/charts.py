@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from storlab.report.records import Record, finite, is_db, job_runs
+from storlab.report.records import Record, finite, is_db, job_runs, latency_us
 
 PCTS = [("lat_p50_us", "p50"), ("lat_p90_us", "p90"), ("lat_p99_us", "p99"), ("lat_p999_us", "p99.9"),
         ("lat_p9999_us", "p99.99"), ("lat_max_us", "max")]
@@ -138,7 +138,7 @@ def io_jobs(records: list[Record]) -> list[Chart]:
     out = []
     # CrystalDiskMark draws one bar per test, tests top to bottom.
     height = max(320, 90 + len(jobs) * (14 * len(groups) + 18))
-    lat_unit, lat_scale = time_unit(max((finite(r.get("lat_p99_us")) or 0 for _, r in rows), default=0))
+    lat_unit, lat_scale = time_unit(max((latency_us(r.get("lat_p99_us")) or 0 for _, r in rows), default=0))
     for cid, title, key, scale, unit, fmt in (
         ("io-iops", "IOPS per job", "iops", 1, "IOPS", ",.0f"),
         ("io-mbs", "Throughput per job (MB/s, 10^6 bytes)", "bw_bytes_s", MB, "MB/s", ",.1f"),
@@ -154,7 +154,7 @@ def io_jobs(records: list[Record]) -> list[Chart]:
                 if hit is None:
                     continue
                 _, r = hit
-                v = finite(r.get(key))
+                v = (latency_us if key == "lat_p99_us" else finite)(r.get(key))
                 if v is None:
                     continue
                 y.append(j)

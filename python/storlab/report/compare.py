@@ -21,7 +21,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from storlab.errors import StorlabError
-from storlab.report.records import Record, finite, is_db, spread
+from storlab.report.records import Record, finite, is_db, latency_us, spread
 
 IO_FIGURES = [("iops", "IOPS"), ("bw_bytes_s", "MB/s"), ("lat_mean_us", "mean latency"), ("lat_p99_us", "p99 latency")]
 DB_FIGURES = [("nopm", "NOPM"), ("tpm", "TPM")]
@@ -159,7 +159,8 @@ def compare(a: Record, b: Record, pairs: list[tuple[str, str]] | None = None) ->
             figs = DB_FIGURES if is_db(ra) else IO_FIGURES
             config = ra["config"] if ra["config"] == rb["config"] else f"{ra['config']} / {rb['config']}"
             for key, name in figs:
-                va, vb = finite(ra.get(key)), finite(rb.get(key))
+                read = latency_us if key in LOWER_IS_BETTER else finite
+                va, vb = read(ra.get(key)), read(rb.get(key))
                 if va is None and vb is None:
                     continue
                 na, nb = spread(a, ra, key), spread(b, rb, key)

@@ -320,6 +320,14 @@ def finite(x: Any) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
+def latency_us(x: Any) -> float | None:
+    """A latency in µs, or None where the record has none: a record keeps 0
+    for a latency its source does not give (CrystalDiskMark 5/6 and most
+    of 8's lines carry no percentile), and no I/O completes in 0 µs."""
+    f = finite(x)
+    return f if f is not None and f > 0 else None
+
+
 # Run-to-run spread. A figure's noise is twice the standard deviation of its
 # repeats: the rule storlab's tipping point already uses
 # (storlab.db.runner.tipping_point), so "beyond the noise" means one thing.

@@ -511,7 +511,9 @@ pub(crate) fn limit_words(dep: &Deployment, st: &DeploymentState, busy: f64, id:
     match res.id.pool() {
         Some(i) => {
             let pool = &dep.pools[i as usize];
-            let count = if pool.count > 1 && res.member.is_some() { format!("{} × ", pool.count) } else { String::new() };
+            // A member's label names its count already ("… × 4: … each").
+            let named = label.contains(&format!(" × {}", pool.count));
+            let count = if pool.count > 1 && res.member.is_some() && !named { format!("{} × ", pool.count) } else { String::new() };
             format!("{} pool: {count}{label}, {:.0} % busy", pool.role.name(), 100.0 * busy)
         }
         None => format!("{label}, {:.0} % busy", 100.0 * busy),
