@@ -127,7 +127,7 @@ bench: install ## Run the benchmarks beside their peers (an hour or more; rows o
 # FUZZ_EXAMPLES per hypothesis test, each input read or refused on one line.
 FUZZ_CASES ?= 200000
 FUZZ_EXAMPLES ?= 20000
-fuzz: install ## Fuzz every input format for longer (FUZZ_CASES, FUZZ_EXAMPLES; counts on stderr)
+fuzz: install ## Fuzz every input format for longer (FUZZ_CASES, FUZZ_EXAMPLES; counts on stderr; bench/fuzz.py records a run)
 	STORLAB_FUZZ_CASES=$(FUZZ_CASES) cargo test --profile tests -p storlab-workload -p storlab-model -p storlab-record --test fuzz -- --nocapture
 	HYPOTHESIS_PROFILE=fuzz STORLAB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -p no:xdist tests/fuzz --hypothesis-show-statistics
 

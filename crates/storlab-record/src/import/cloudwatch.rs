@@ -250,7 +250,7 @@ fn csv_time(s: &str) -> Option<f64> {
 fn column(header: &[String], i: usize) -> String {
     match header.get(i).map(|h| h.as_str()) {
         Some("") | None => format!("column {}", i + 1),
-        Some(h) => format!("column {} '{h}'", i + 1),
+        Some(h) => format!("column {} '{}'", i + 1, one_line(h)),
     }
 }
 
@@ -342,7 +342,7 @@ pub fn read_csv(file: &str, text: &str) -> Result<RunRecord, ImportError> {
                     .split_once(char::is_whitespace)
                     .and_then(|(n, _)| n.parse::<f64>().ok())
                     .map_or(String::from(" — give a decimal number, or leave the cell empty where there is no data point"), |n| format!(" — nearest valid value {n}"));
-                line_err(file, *line, &column(header, i), format!("'{c}' is not a number{hint}"))
+                line_err(file, *line, &column(header, i), format!("'{}' is not a number{hint}", one_line(c)))
             })?;
             points[k].push((t, v));
         }
@@ -389,6 +389,12 @@ pub fn looks_like_csv(text: &str) -> bool {
     let time_col = cells.iter().position(|c| is_time_header(c)).unwrap_or(0);
     let timed = lines.next().and_then(|l| l.split(',').nth(time_col)).is_some_and(|c| csv_time(c.trim().trim_matches('"')).is_some());
     timed && cells.iter().enumerate().any(|(i, c)| i != time_col && metric_word(c))
+}
+
+/// A cell as a message shows it: on one line, a quoted cell's line breaks
+/// and other control characters escaped (`\n`).
+fn one_line(cell: &str) -> String {
+    cell.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
 }
 
 #[cfg(test)]
