@@ -338,3 +338,91 @@ def emulator_kill_trial(template: Path, engine: str, *, seconds: float = 3.0) ->
             emu.stop()
         clear(d)
     return Trial(engine, bench, recovery, mounts_left, time.monotonic() - t0)
+
+
+def _processes_naming(d: Path) -> list[int]:
+    """Live processes whose command line names a path under `d` (a server's
+    data folder, an emulator's mount), from /proc."""
+    top = str(Path(d).resolve())
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            cmd = Path(f"/proc/{name}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{name}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            continue
+        if top in cmd and state != "Z":
+            out.append(int(name))
+    return out
+
+
+@dataclass
+class BenchEmulateTrial:
+    """One SIGKILL of the emulator `bench db --emulate` started: how bench
+    db ended, the acknowledged New-Orders it logged, and what it left
+    behind under its --dir (mounts, processes, files)."""
+
+    engine: str
+    bench: Bench
+    acknowledged: int
+    mounts_left: int
+    processes_left: int
+    files_left: list[str]
+    seconds: float
+
+
+def bench_emulate_kill_trial(engine: str, *, seconds: float = 3.0, orders: int = 30) -> BenchEmulateTrial:
+    """`bench db --db managed-ENGINE --emulate` loads one warehouse onto an
+    emulated volume it mounts under --dir and runs TPC-C with a commit log;
+    once `orders` New-Orders are acknowledged and the first is `seconds`
+    old, its emulator gets SIGKILL. bench db must end on its own, name the
+    lost volume and leave nothing mounted, running or written under --dir
+    (the volume is the run's scratch: bench db removes it after every run,
+    so its commits are not looked up — `emulator_kill_trial` does that on a
+    kept backing folder)."""
+    t0 = time.monotonic()
+    d = workdir("storlab-crash-bench-")
+    run_dir, log = d / "run", d / "commits.txt"
+    db = "managed-postgres" if engine == "postgresql" else "managed-mariadb"
+    bench = subprocess.Popen([*STORLAB, "bench", "db", "--workload", "tpcc", "--db", db, "--dir", str(run_dir),
+                              "--emulate", f"{d / 'emu.toml'}:io2", "--warehouses", "1", "--vus", "3", "--rampup", "0",
+                              "--duration", "300", "--commit-log", str(log), "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 600
+        first = None
+        while True:
+            if bench.poll() is not None:
+                raise RuntimeError(f"bench db ended before the kill: {bench.stderr.read()[-2000:] if bench.stderr else ''}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no {orders} acknowledged New-Orders within 600 s")
+            n = log.read_text().count("\n") if log.exists() else 0
+            if n > 0 and first is None:
+                first = time.monotonic()
+            if n >= orders and first is not None and time.monotonic() - first >= seconds:
+                break
+            time.sleep(0.1)
+        emulators = [p for p in _descendants(bench.pid)
+                     if b"emulate" in Path(f"/proc/{p}/cmdline").read_bytes() and b"--ready-file" in Path(f"/proc/{p}/cmdline").read_bytes()]
+        if not emulators:
+            raise RuntimeError("bench db's emulator was not found among its processes")
+        for p in emulators:
+            os.kill(p, signal.SIGKILL)
+        out, err = bench.communicate(timeout=300)
+        acknowledged = len(log.read_text().splitlines())
+        time.sleep(0.5)
+        left = sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*")) if run_dir.exists() else []
+        return BenchEmulateTrial(engine, Bench(bench.returncode, out, err), acknowledged, len(mounts_under(d)),
+                                 len(_processes_naming(run_dir)), left, time.monotonic() - t0)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+            bench.communicate()
+        for p in _processes_naming(d):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        clear(d)
