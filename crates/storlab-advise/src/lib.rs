@@ -144,6 +144,11 @@ pub struct Outcome {
     /// for a database, its caps for I/O jobs): the performance risk's base.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
+    /// How the figures hold over the goal's hours from its buckets' start
+    /// (verified databases): "from empty buckets …" or how long the
+    /// credits last and what is left after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -178,6 +183,9 @@ pub struct Advice {
     pub as_of: Option<String>,
     pub workload: String,
     pub goal: Goal,
+    /// How the goal was judged over time: its hours and the buckets' state
+    /// at the start.
+    pub sustain: Sustain,
     /// The demand `--from-cloudwatch` measured, when it gave the workload.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub demand: Option<question::MeasuredDemand>,
@@ -193,6 +201,29 @@ pub struct Advice {
     pub method: String,
     pub warnings: Vec<String>,
     pub interrupted: bool,
+}
+
+/// The goal's duration and start: every verification starts its credit
+/// buckets at `buckets_at_start` and a pick must hold for `hours`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sustain {
+    pub hours: f64,
+    pub buckets_at_start: toml::Value,
+    /// The same in words, for the table.
+    pub rule: String,
+}
+
+impl Sustain {
+    fn of(g: &Goal) -> Sustain {
+        let start = g.start_pct();
+        let hours = g.hours();
+        let rule = if start <= 0.0 {
+            format!("judged from empty credit buckets (as after a bulk load or a day's work): what a config gives there spends no credit, so it holds for the goal's {hours} h")
+        } else {
+            format!("judged from credit buckets {start}% full; a config whose credits run out before {hours} h at the goal's load is judged by what it gives after")
+        };
+        Sustain { hours, buckets_at_start: g.buckets(), rule }
+    }
 }
 
 /// What the screen gives one candidate: its monthly cost, its bound in
@@ -249,13 +280,19 @@ fn scenario_text(q: &AdviseFile, region: &str, name: &str, c: &ConfigSpec) -> St
     scenario_with(q, q.workload.clone(), region, name, c)
 }
 
-/// The same with a workload of its own (one VU count of the sweep).
+/// The same with a workload of its own (one VU count of the sweep), from
+/// the goal's bucket state.
 fn scenario_with(q: &AdviseFile, workload: Option<toml::Table>, region: &str, name: &str, c: &ConfigSpec) -> String {
+    scenario_from(q, workload, region, name, c, q.goal.buckets())
+}
+
+/// The same from a given bucket state.
+fn scenario_from(q: &AdviseFile, workload: Option<toml::Table>, region: &str, name: &str, c: &ConfigSpec, buckets: toml::Value) -> String {
     let sc = ScenarioFile {
         title: None,
         region: Some(region.to_string()),
         as_of: q.as_of.clone(),
-        buckets_at_start: None,
+        buckets_at_start: Some(buckets),
         workload,
         configs: [(name.to_string(), c.clone())].into_iter().collect(),
         alarms: Vec::new(),
@@ -414,13 +451,18 @@ impl Ctx<'_> {
             verified_by: "simulate".into(),
             screen_bound: bound,
             load: None,
+            sustained: None,
         };
         let g = &self.q.goal;
         match self.kind {
             Kind::Db(db) => {
+                // Each step's results, with the credit balances the run left
+                // (for how long the credits last).
+                let series: std::cell::RefCell<Vec<Value>> = std::cell::RefCell::new(Vec::new());
                 let mut sim = |text: &str| -> Result<Vec<Value>, AdviseError> {
                     let rec = storlab_sim::database::simulate_database(self.cat, self.file, text, self.dir, self.profiles_dir, None, &overrides, &mut progress)?;
                     let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                    series.borrow_mut().extend(v.get("series").and_then(Value::as_array).into_iter().flatten().filter(|s| is_balance(s)).cloned());
                     Ok(v.get("results").and_then(Value::as_array).cloned().unwrap_or_default())
                 };
                 let txn = main_txn(db);
@@ -520,6 +562,43 @@ impl Ctx<'_> {
                     out.usd_per_1000_tpm =
                         out.tpm.filter(|t| *t > 0.0).map(|t| cost / (t / 1000.0));
                     out.misses = check(s);
+                    let start = g.start_pct();
+                    let hours = g.hours();
+                    if start <= 0.0 {
+                        out.sustained = Some(format!("from empty credit buckets: the figures spend no credit, so they hold for {hours} h"));
+                    } else if out.misses.is_none() {
+                        // The credits at this step's rate, from the balances
+                        // the run left: a bucket that fell from `start` to
+                        // `low` % in `t` s lasts start / (start − low) × t.
+                        let vus = out.vus.unwrap_or(0);
+                        let lasts = credits_last_s(&series.borrow(), vus, start);
+                        match lasts {
+                            Some((t, what)) if t < hours * 3600.0 => {
+                                // What is left once they are spent: the same
+                                // step from empty buckets.
+                                let mut wl = self.q.workload.clone().unwrap_or_default();
+                                if let Some(toml::Value::Table(d)) = wl.get_mut("database") {
+                                    d.insert("vus".into(), toml::Value::Array(vec![toml::Value::Integer(i64::from(vus))]));
+                                }
+                                let after = sim(&scenario_from(self.q, Some(wl), self.region, name, c, toml::Value::String("empty".into())))?;
+                                let then = after.first();
+                                let left = then.and_then(|a| num(a, metric)).unwrap_or(0.0);
+                                let unit = if metric == "nopm" { "NOPM" } else { "TPM" };
+                                let had = num(s, metric).unwrap_or(0.0);
+                                let n = storlab_workload::health::thousands;
+                                if then.is_some_and(|a| check(a).is_none()) {
+                                    out.sustained = Some(format!("{what} lasts {:.0} min at this load; then it gives {} {unit}, still the goal", t / 60.0, n(left)));
+                                } else {
+                                    let miss = format!("meets {} {unit} for {:.0} min ({what} spent), then {} — not for {hours} h", n(want), t / 60.0, n(left));
+                                    out.sustained = Some(format!("{} {unit} for {:.0} min from {start}% buckets, then {}: {}", n(had), t / 60.0, n(left),
+                                        then.and_then(|a| a.get("binding")).and_then(Value::as_str).unwrap_or("")));
+                                    out.misses = Some(miss);
+                                }
+                            }
+                            Some((t, what)) => out.sustained = Some(format!("{what} lasts {:.1} h at this load, past the goal's {hours} h", t / 3600.0)),
+                            None => out.sustained = Some(format!("from {start}% buckets: no credit balance fell at this load, so it holds for {hours} h")),
+                        }
+                    }
                 } else {
                     out.misses = Some("the simulator returned no step".into());
                 }
@@ -606,6 +685,45 @@ impl Ctx<'_> {
         out.meets_goal = out.misses.is_none() && !rec_interrupted(stop);
         Ok(out)
     }
+}
+
+/// A credit balance series of a simulated record (`BurstBalance`,
+/// `EBSIOBalance%`, …, in percent).
+fn is_balance(s: &Value) -> bool {
+    let m = s.get("metric").and_then(Value::as_str).unwrap_or("");
+    s.get("unit").and_then(Value::as_str) == Some("Percent") && (m == "BurstBalance" || m.ends_with("Balance%") || m.ends_with("Balance"))
+}
+
+/// How long the credits last at a step of `vus` users that started at
+/// `start` % (seconds, and the bucket that empties first), from the
+/// balances its run left: each balance series of that step falls from
+/// `start` to its lowest value `low` in `t` seconds (t: the end of the
+/// period it was lowest in), so at that rate it lasts start × t / (start −
+/// low). None: no balance fell.
+fn credits_last_s(series: &[Value], vus: u32, start: f64) -> Option<(f64, String)> {
+    let suffix = format!(" {vus} VUs");
+    let mut best: Option<(f64, String)> = None;
+    for s in series {
+        let res = s.get("resource").and_then(Value::as_str).unwrap_or("");
+        if !res.ends_with(&suffix) {
+            continue;
+        }
+        let period = s.get("period_s").and_then(Value::as_f64).unwrap_or(0.0);
+        let vals: Vec<f64> = s.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_f64).collect();
+        let Some((i, low)) = vals.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
+        let fell = start - low;
+        // Less than 0.01 % is the rounding of a balance that holds.
+        if fell <= 0.01 || period <= 0.0 {
+            continue;
+        }
+        let t = period * (i + 1) as f64;
+        let lasts = if low <= 0.01 { t } else { start * t / fell };
+        let what = format!("{} {}", res.trim_end_matches(&suffix), s.get("metric").and_then(Value::as_str).unwrap_or(""));
+        if best.as_ref().is_none_or(|b| lasts < b.0) {
+            best = Some((lasts, what));
+        }
+    }
+    best
 }
 
 /// A config's shape: its host and each pool's role, device and count.
@@ -976,6 +1094,11 @@ pub fn advise_on(
             }
         };
         for o in outs {
+            // Past the last answer needed, a batch's other outcomes are
+            // dropped: the advice is the same on any number of threads.
+            if recs.len() >= opts.top {
+                break;
+            }
             let o = o?;
             done += 1;
             if o.meets_goal {
@@ -1118,6 +1241,7 @@ pub fn advise_on(
         as_of: q.as_of.clone(),
         workload,
         goal: q.goal.clone(),
+        sustain: Sustain::of(&q.goal),
         demand: opts.demand.clone(),
         space: counts,
         recommendations: recs
@@ -1227,5 +1351,6 @@ fn screen_outcome(
         verified_by: "screen".into(),
         screen_bound: bound,
         load: None,
+        sustained: None,
     }
 }

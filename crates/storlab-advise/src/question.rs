@@ -54,6 +54,32 @@ pub struct Goal {
     pub max_usd_month: Option<f64>,
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub jobs: IndexMap<String, JobGoal>,
+    /// How long the goal must hold, hours (default `HOURS`: a working day).
+    /// The advice states it under `sustain`, not in `goal`'s figures.
+    #[serde(default, skip_serializing)]
+    pub hours: Option<f64>,
+    /// The credit buckets when the load starts: "empty" (the default: as
+    /// after a bulk load or a day's work), "full" (a new volume) or a
+    /// percent, as a scenario's `buckets_at_start`.
+    #[serde(default, skip_serializing)]
+    pub buckets_at_start: Option<toml::Value>,
+}
+
+/// The hours a goal holds when `[goal]` does not say: a working day.
+pub const HOURS: f64 = 8.0;
+
+impl Goal {
+    pub fn hours(&self) -> f64 {
+        self.hours.unwrap_or(HOURS)
+    }
+    /// The buckets' start as a scenario writes it ("empty" by default).
+    pub fn buckets(&self) -> toml::Value {
+        self.buckets_at_start.clone().unwrap_or_else(|| toml::Value::String("empty".into()))
+    }
+    /// The buckets' start in percent of capacity (0: empty, 100: full).
+    pub fn start_pct(&self) -> f64 {
+        storlab_model::deployment::buckets_at_start("", Some(&self.buckets())).ok().flatten().unwrap_or(100.0)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
@@ -193,6 +219,23 @@ impl AdviseFile {
             ("max_usd_month", g.max_usd_month),
         ] {
             positive(&format!("goal.{name}"), v)?;
+        }
+        if let Some(h) = g.hours {
+            if !(h.is_finite() && h > 0.0 && h <= 8760.0) {
+                let near = if h.is_finite() && h > 8760.0 { 8760.0 } else { HOURS };
+                return Err(bad("goal.hours", format!("{h} — the hours the goal must hold, more than 0 and at most a year (8760); nearest valid value {near}")));
+            }
+        }
+        if let Some(v) = &g.buckets_at_start {
+            if storlab_model::deployment::buckets_at_start(file, Some(v)).is_err() {
+                let near = match v {
+                    toml::Value::Integer(i) if *i > 100 => "100".to_string(),
+                    toml::Value::Float(f) if *f > 100.0 => "100".to_string(),
+                    toml::Value::Integer(_) | toml::Value::Float(_) => "0".to_string(),
+                    _ => "\"empty\"".to_string(),
+                };
+                return Err(bad("goal.buckets_at_start", format!("{v} — \"empty\" (after a bulk load), \"full\" or a percent from 0 to 100; nearest valid value {near}")));
+            }
         }
         for (job, jg) in &g.jobs {
             for (name, v) in [("iops", jg.iops), ("mb_s", jg.mb_s), ("p99_ms", jg.p99_ms)] {

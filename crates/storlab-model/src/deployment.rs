@@ -305,7 +305,7 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
 }
 
 /// `buckets_at_start`: "full" (None), "empty" (0) or a percent 0–100.
-fn buckets_at_start(file: &str, v: Option<&toml::Value>) -> Result<Option<f64>> {
+pub fn buckets_at_start(file: &str, v: Option<&toml::Value>) -> Result<Option<f64>> {
     let bad = |got: String, near: &str| {
         ModelError::invalid(Location::new(file, "buckets_at_start", ""), format!("buckets_at_start is \"full\", \"empty\" or a percent from 0 to 100, got {got} — nearest valid value {near}"))
     };

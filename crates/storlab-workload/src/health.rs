@@ -53,7 +53,7 @@ impl std::fmt::Display for Suspect {
 }
 
 /// A whole number with thousands separators: 26000 → "26,000".
-fn thousands(x: f64) -> String {
+pub fn thousands(x: f64) -> String {
     let n = x.round() as i64;
     let digits = n.abs().to_string();
     let mut out = String::new();

@@ -6,6 +6,8 @@ storlab.report draws of the record."""
 
 from __future__ import annotations
 
+import json
+
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -78,6 +80,8 @@ def advice_tables(rec: dict[str, Any]) -> Group:
                       style="dim"))
     rules = f"vendor rules as of {rec['as_of']}" if rec.get("as_of") else "vendor rules of today's catalog"
     parts.append(Text(f"{rules}; prices are the catalog's current list prices, on-demand, per 730 h month", style="dim"))
+    if rec.get("sustain"):
+        parts.append(Text(rec["sustain"]["rule"], style="dim"))
     t = Table(title="cheapest that meet the goal (verified by the simulator)", title_justify="left")
     per_tpm = any(r.get("usd_per_1000_tpm") is not None for r in rec["recommendations"])
     cols = ("#", "host", "pools", "$ a month", *(("$ / 1,000 TPM",) if per_tpm else ()), "gives", "binding")
@@ -87,11 +91,16 @@ def advice_tables(rec: dict[str, Any]) -> Group:
         row = [str(r["rank"]), r["config"]["host"], _pools(r), _money(r["monthly_cost_usd"])]
         if per_tpm:
             row.append("—" if r.get("usd_per_1000_tpm") is None else f"${r['usd_per_1000_tpm']:,.2f}")
-        t.add_row(*row, _figures(r), r["binding"])
+        # How long credits carry it, where they do (from empty buckets
+        # the rule line above says it all).
+        held = r.get("sustained") or ""
+        t.add_row(*row, _figures(r) + (f"\n{held}" if held and not held.startswith("from empty") else ""), r["binding"])
     parts.append(t)
     if rec["recommendations"]:
         first = rec["recommendations"][0]
-        parts.append(Text("the first as a scenario config (paste and run with storlab simulate):", style="dim"))
+        start = (rec.get("sustain") or {}).get("buckets_at_start", "full")
+        line = "" if start == "full" else f"; put buckets_at_start = {json.dumps(start)} at the top of the scenario, as advise judged it"
+        parts.append(Text(f"the first as a scenario config (paste and run with storlab simulate{line}):", style="dim"))
         parts.append(Text(first["config_toml"].rstrip()))
     if rec["cheaper_failures"]:
         f = Table(title="cheaper, but they miss", title_justify="left")
