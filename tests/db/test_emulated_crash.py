@@ -4,7 +4,8 @@ with SIGKILL in the middle of the run; the server is then started again on
 the same data (on the same backing folder, remounted) and must recover with
 every New-Order the client saw committed. When the emulator dies, `bench
 db` must say that the database's volume went away and keep what it had
-measured. bench/crash_trials.py runs a hundred emulator kills per engine."""
+measured. bench/crash_trials.py runs a hundred emulator kills per engine, and with
+--kind bench-emulate kills of the emulator bench db --emulate mounted."""
 
 from __future__ import annotations
 
@@ -106,3 +107,19 @@ def test_postgres_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new
 @pytest.mark.needs_mariadb
 def test_mariadb_emulator_killed_mid_tpcc_then_remounted_loses_no_committed_new_order(mariadb_loaded):
     _check_emulator_kill(crashcheck.emulator_kill_trial(mariadb_loaded, "mariadb"))
+
+
+@pytest.mark.needs_mariadb
+def test_bench_db_emulate_ends_cleanly_when_its_emulator_is_killed():
+    # bench db --emulate mounted the volume itself: once its emulator is
+    # gone it must end on its own (exit 1, naming the volume), print what it
+    # measured and leave nothing mounted, running or written under --dir.
+    try:
+        find_bins()
+    except DatabaseError as e:
+        pytest.skip(str(e))
+    t = crashcheck.bench_emulate_kill_trial("mariadb", seconds=1.0)
+    assert t.acknowledged >= 30
+    assert t.bench.returncode == 1 and "the database's volume went away" in t.bench.stderr, t.bench.stderr[-1000:]
+    assert json.loads(t.bench.stdout)["results"], t.bench.stdout[-500:]
+    assert (t.mounts_left, t.processes_left, t.files_left) == (0, 0, []), t
