@@ -92,6 +92,7 @@ class Catalog:
         progress: Callable[[int, int], object] | None = None,
         remote: object | None = None,
         accept_suspect: bool = False,
+        explain: str | None = None,
     ) -> str:
         """The advice for the question in `text` (`storlab advise`); `progress(done, total)` counts the simulator's runs;
         `remote` (storlab.cluster.RayCluster) runs the screen and the simulations on a cluster;

@@ -118,6 +118,7 @@ def advise(
     from_cloudwatch: str | os.PathLike | None = None,
     ray: str | None = None,
     accept_suspect: bool = False,
+    explain: str | None = None,
 ) -> dict[str, Any]:
     """The advice for a question file (DESIGN.md "storlab advise"): the
     cheapest deployments that meet its `[goal]`, the cost/throughput front,
@@ -127,7 +128,9 @@ def advise(
     JSON or CSV) gives the workload and goal as the demand it measured;
     `ray` (an address, or `local`) runs the screen and the simulations on a
     Ray cluster, with the same answer; `accept_suspect` uses a suspect
-    database profile with a warning rather than refuse it."""
+    database profile with a warning rather than refuse it; `explain` (host
+    ids or patterns, comma-separated) adds each candidate on those hosts
+    with its fate under `explained`."""
     name, text = read_scenario(question)
     cat, files = open_catalog(catalog)
     cat = dated_catalog(cat, as_of)
@@ -137,7 +140,7 @@ def advise(
 
     def run(remote=None) -> str:
         return cat.advise_json(name, text, str(here), str(PROFILES), top=top, threads=threads, demand_json=demand_json,
-                               progress=progress, remote=remote, accept_suspect=accept_suspect)
+                               progress=progress, remote=remote, accept_suspect=accept_suspect, explain=explain)
 
     if ray is None:
         raw = run()

@@ -74,6 +74,9 @@ pub struct Options {
     /// Use a suspect database profile with a warning rather than refuse it
     /// (`--accept-suspect`; the question's `accept_suspect` does the same).
     pub accept_suspect: bool,
+    /// Host ids or patterns with `*` (`--explain`): every candidate on
+    /// them gets its fate in the record's `explained`.
+    pub explain: Option<String>,
 }
 
 impl Default for Options {
@@ -84,6 +87,7 @@ impl Default for Options {
             max_verified: 400,
             demand: None,
             accept_suspect: false,
+            explain: None,
         }
     }
 }
@@ -102,6 +106,45 @@ pub struct SpaceCounts {
     pub verified: usize,
     /// Configs left out before the screen, by reason.
     pub refused: IndexMap<String, u64>,
+    /// Candidates the screen ruled out (or the cost cap), by the limit
+    /// that bound them.
+    pub screened_out: IndexMap<String, u64>,
+}
+
+/// One candidate's fate (`--explain`): why it was or was not picked.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explained {
+    pub name: String,
+    pub host: String,
+    pub config_toml: String,
+    pub monthly_cost_usd: f64,
+    /// `unpriced`, `screened out`, `over the cost cap`, `meets`, `misses`,
+    /// `not simulated`.
+    pub fate: String,
+    pub why: String,
+}
+
+/// The limit a screen's reason names, without its figures: what groups
+/// the candidates it ruled out ("host CPU", "data pool reads", "users in
+/// sequence", a device's cap).
+fn limit_kind(why: &str) -> String {
+    // An I/O job's reason names its limit after "at most: ".
+    let why = why.split_once("at most: ").map_or(why, |(_, limit)| limit);
+    let head = why.split(':').next().unwrap_or(why).trim();
+    if head.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        return "users: none faster than its CPU, reads, commit flush and round trip in sequence".into();
+    }
+    let mut out = String::new();
+    let mut depth = 0;
+    for ch in head.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// What a candidate (or a current config) gives, verified by the
@@ -201,6 +244,10 @@ pub struct Advice {
     pub method: String,
     pub warnings: Vec<String>,
     pub interrupted: bool,
+    /// `--explain`: each candidate on the hosts asked about, cheapest
+    /// first, with its fate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explained: Vec<Explained>,
 }
 
 /// The goal's duration and start: every verification starts its credit
@@ -379,7 +426,7 @@ impl Ctx<'_> {
                             let share = have / w;
                             if share < worst {
                                 worst = share;
-                                why = format!("job {}: {have:.0} {what} at most", j.name);
+                                why = format!("job {}: {have:.0} {what} at most: {}", j.name, b.binding);
                             }
                         }
                     }
@@ -685,6 +732,69 @@ impl Ctx<'_> {
         out.meets_goal = out.misses.is_none() && !rec_interrupted(stop);
         Ok(out)
     }
+}
+
+/// Each candidate on hosts matching `pattern`, cheapest first, with its
+/// fate in the search.
+#[allow(clippy::too_many_arguments)]
+fn explain(
+    pattern: &str,
+    candidates: &[Candidate],
+    screened: &[Option<Screen>],
+    ranked: &[(usize, f64, f64, String)],
+    passing: &[&(usize, f64, f64, String)],
+    recs: &[Outcome],
+    failures: &[Outcome],
+    ctx: &Ctx,
+    max_cost: f64,
+    kind: &Kind,
+    q: &AdviseFile,
+    interrupted: bool,
+) -> Vec<Explained> {
+    let wanted = |host: &str| pattern.split(',').any(|p| space::glob(p.trim(), host));
+    let ran: std::collections::HashMap<&str, &Outcome> = recs.iter().chain(failures).map(|o| (o.name.as_str(), o)).collect();
+    let passed: std::collections::HashSet<usize> = passing.iter().map(|r| r.0).collect();
+    let mut out: Vec<Explained> = Vec::new();
+    let one = |c: &Candidate, cost: f64, fate: &str, why: String| Explained {
+        name: c.name.clone(),
+        host: c.config.host.clone(),
+        config_toml: config_toml(&c.name, &c.config),
+        monthly_cost_usd: cost,
+        fate: fate.into(),
+        why,
+    };
+    for (i, cost, bound, why) in ranked {
+        let c = &candidates[*i];
+        if !wanted(&c.config.host) {
+            continue;
+        }
+        let e = if let Some(o) = ran.get(c.name.as_str()) {
+            match (&o.misses, o.meets_goal) {
+                (None, true) => one(c, *cost, "meets", format!("verified by the simulator: {}; {}", o.binding, o.sustained.clone().unwrap_or_default())),
+                (m, _) => one(c, *cost, "misses", format!("verified by the simulator: {}; binding: {}", m.clone().unwrap_or_default(), o.binding)),
+            }
+        } else if *cost > max_cost {
+            one(c, *cost, "over the cost cap", format!("${cost:.0} a month > ${max_cost:.0}"))
+        } else if !ctx.screen_passes(*bound) {
+            one(c, *cost, "screened out", format!("the screen's bound, {} at most, is under the goal: {why}", fmt_bound(*bound, kind, q)))
+        } else if passed.contains(i) {
+            let why = if interrupted {
+                "the search was interrupted before it was simulated".to_string()
+            } else {
+                format!("passed the screen ({} at most); cheaper candidates gave the search its {} answers first", fmt_bound(*bound, kind, q), recs.len())
+            };
+            one(c, *cost, "not simulated", why)
+        } else {
+            continue;
+        };
+        out.push(e);
+    }
+    for (i, s) in screened.iter().enumerate() {
+        if s.is_none() && wanted(&candidates[i].config.host) {
+            out.push(one(&candidates[i], 0.0, "unpriced", "a component has no price in the catalog for this region and licence".into()));
+        }
+    }
+    out
 }
 
 /// A credit balance series of a simulated record (`BurstBalance`,
@@ -1050,6 +1160,10 @@ pub fn advise_on(
         .filter(|r| ctx.screen_passes(r.2) && r.1 <= max_cost)
         .collect();
     counts.screened = passing.len();
+    for r in ranked.iter().filter(|r| !(ctx.screen_passes(r.2) && r.1 <= max_cost)) {
+        let key = if r.1 > max_cost { "over the goal's max_usd_month".to_string() } else { format!("screen: {}", limit_kind(&r.3)) };
+        *counts.screened_out.entry(key).or_default() += 1;
+    }
 
     // The front: cost against the screen's bound, each point the cheapest
     // with more than every cheaper one.
@@ -1116,6 +1230,10 @@ pub fn advise_on(
     }
     counts.verified = done as usize;
     let interrupted = stop.load(Ordering::Relaxed);
+    let explained = match &opts.explain {
+        None => Vec::new(),
+        Some(pattern) => explain(pattern, &generated.candidates, &screened, &ranked, &passing, &recs, &failures, &ctx, max_cost, &kind, &q, interrupted),
+    };
     let cheapest = recs.first().map(|r| r.monthly_cost_usd);
     // Cheaper candidates that failed: those the simulator ran, then the
     // cheapest the screen ruled out.
@@ -1258,6 +1376,7 @@ pub fn advise_on(
         method: METHOD.to_string(),
         warnings,
         interrupted,
+        explained,
     })
 }
 

@@ -392,7 +392,7 @@ impl Catalog {
     /// `verify(json, stopped)` that return, as JSON, what
     /// `advise_screen_batch_json` and `advise_verify_batch_json` give for
     /// their parts, in order (fewer once `stopped()` is true).
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None, accept_suspect=false))]
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None, accept_suspect=false, explain=None))]
     #[allow(clippy::too_many_arguments)]
     fn advise_json(
         &self,
@@ -407,6 +407,7 @@ impl Catalog {
         progress: Option<PyObject>,
         remote: Option<PyObject>,
         accept_suspect: bool,
+        explain: Option<String>,
     ) -> PyResult<String> {
         let remote = match remote {
             None => None,
@@ -420,6 +421,7 @@ impl Catalog {
         let mut opts = storlab_advise::Options::default();
         opts.demand = parse_demand(py, demand_json)?;
         opts.accept_suspect = accept_suspect;
+        opts.explain = explain;
         if let Some(t) = top {
             if t == 0 {
                 return Err(raise(py, "ScenarioError", "--top 0: give at least 1, e.g. 10".into()));

@@ -23,6 +23,9 @@ pub struct JobBound {
     /// The least p99 the job can have: that mean, or the p99 of the
     /// device's own service time, whichever is longer.
     pub least_p99_ms: f64,
+    /// What gives `cap_iops`: the cap that binds, or the I/Os in flight
+    /// over the service time.
+    pub binding: String,
 }
 
 /// An I/O job's bound: the pool's caps for the job's mix of reads and
@@ -48,9 +51,11 @@ pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobB
     let mut service_us = 0.0;
     let mut service_p99_us = 0.0f64;
     let outstanding = f64::from(job.iodepth.max(1) * job.numjobs.max(1));
+    let mut binding = String::new();
     for (r, c) in plan.resources.iter().zip(&costs) {
-        if *c > 0.0 {
-            iops = iops.min(r.cap.at(true) / c);
+        if *c > 0.0 && r.cap.at(true) / c < iops {
+            iops = r.cap.at(true) / c;
+            binding = r.label(true);
         }
     }
     if let Ok(lat) = pool_latency(cat, dep, pool) {
@@ -77,8 +82,9 @@ pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobB
         if hit > 0.0 {
             service_p99_us = 0.0;
         }
-        if mean_us > 0.0 && job.arrival_iops.is_none() {
-            iops = iops.min(outstanding / (mean_us * 1e-6));
+        if mean_us > 0.0 && job.arrival_iops.is_none() && outstanding / (mean_us * 1e-6) < iops {
+            iops = outstanding / (mean_us * 1e-6);
+            binding = format!("{outstanding:.0} I/Os in flight over a {:.0} µs mean service time", mean_us);
         }
     }
     let cap_iops = iops;
@@ -100,6 +106,7 @@ pub fn io_job(cat: &storlab_model::Catalog, dep: &Deployment, job: &Job) -> JobB
         bw_bytes_s: iops * job.bs_bytes as f64,
         mean_latency_ms,
         least_p99_ms,
+        binding,
     }
 }
 

@@ -62,6 +62,12 @@ def _pools(o: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _left_unit(why: str) -> str:
+    """What a left-out count counts: hosts for a host without a price,
+    configs otherwise."""
+    return "hosts" if "for the host" in why else "configs"
+
+
 def advice_tables(rec: dict[str, Any]) -> Group:
     """The advice as the terminal shows it."""
     sp = rec["space"]
@@ -78,6 +84,10 @@ def advice_tables(rec: dict[str, Any]) -> Group:
     parts.append(Text(f"{sp['region']}: {sp['hosts']} hosts × {sp['devices']} devices → {sp['candidates']:,} configs the "
                       f"vendors allow; {sp['screened']:,} pass the screen; the simulator ran {sp['verified']:,}",
                       style="dim"))
+    left = {**(sp.get("refused") or {}), **(sp.get("screened_out") or {})}
+    if left:
+        parts.append(Text("left out: " + "; ".join(f"{n:,} {_left_unit(why)} — {why}" for why, n in
+                                                     sorted(left.items(), key=lambda kv: -kv[1])), style="dim"))
     rules = f"vendor rules as of {rec['as_of']}" if rec.get("as_of") else "vendor rules of today's catalog"
     parts.append(Text(f"{rules}; prices are the catalog's current list prices, on-demand, per 730 h month", style="dim"))
     if rec.get("sustain"):
@@ -104,10 +114,19 @@ def advice_tables(rec: dict[str, Any]) -> Group:
         parts.append(Text(first["config_toml"].rstrip()))
     if rec["cheaper_failures"]:
         f = Table(title="cheaper, but they miss", title_justify="left")
-        for col in ("host", "pools", "$ a month", "misses"):
+        for col in ("host", "pools", "$ a month", "misses", "binding"):
             f.add_column(col)
         for o in rec["cheaper_failures"]:
-            f.add_row(o["config"]["host"], _pools(o), _money(o["monthly_cost_usd"]), o.get("misses") or "")
+            # A screened-out one's reason already is its binding limit.
+            bind = "" if o.get("verified_by") == "screen" else (o.get("binding") or "")
+            f.add_row(o["config"]["host"], _pools(o), _money(o["monthly_cost_usd"]), o.get("misses") or "", bind)
+        parts.append(f)
+    if rec.get("explained"):
+        f = Table(title="--explain: every candidate on the hosts asked about, cheapest first", title_justify="left")
+        for col in ("candidate", "$ a month", "fate", "why"):
+            f.add_column(col, justify="right" if col == "$ a month" else "left")
+        for e in rec["explained"]:
+            f.add_row(e["name"], _money(e["monthly_cost_usd"]) if e["fate"] != "unpriced" else "—", e["fate"], e["why"])
         parts.append(f)
     if rec["findings"]:
         f = Table(title="your configs", title_justify="left")
@@ -138,6 +157,7 @@ def advise_cmd(
     from_cloudwatch: Optional[Path] = typer.Option(None, "--from-cloudwatch", help="CloudWatch get-metric-data JSON or CSV (EBS Volume*Ops/Bytes or RDS Read/WriteIOPS, Read/WriteThroughput): its busiest period is the demand to meet."),
     ray: Optional[str] = typer.Option(None, "--ray", help="Run the screen and the simulations on the Ray cluster at ADDRESS (ray://HEAD:10001), or on one started here (local); the same answer. Needs storlab\\[ray]."),
     accept_suspect: bool = typer.Option(False, "--accept-suspect", help="Use a database profile its health check finds suspect (a dipping sweep, a penalty at its fit's bound, too short a window), with a warning, rather than refuse it."),
+    explain: Optional[str] = typer.Option(None, "--explain", help="HOST — say why each candidate on this host fell or won (ids or patterns with *, comma-separated), e.g. --explain 'aws/ec2/c5.*'."),
 ) -> None:
     """The cheapest deployments that meet a goal: searched, screened, verified by the simulator, with a finding for your current configs."""
     for flag, v in (("--top", top), ("--threads", threads)):
@@ -149,10 +169,10 @@ def advise_cmd(
         with Progress("verifying", BarColumn(), MofNCompleteColumn(), console=err, transient=True) as bar:
             task = bar.add_task("advise", total=None)
             rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,
-                             accept_suspect=accept_suspect, progress=lambda done, total: bar.update(task, completed=done, total=total or None))
+                             accept_suspect=accept_suspect, explain=explain, progress=lambda done, total: bar.update(task, completed=done, total=total or None))
     else:
         rec = api.advise(question, catalog, top=top, threads=threads, as_of=as_of, from_cloudwatch=from_cloudwatch, ray=ray,
-                         accept_suspect=accept_suspect)
+                         accept_suspect=accept_suspect, explain=explain)
     if report is not None:
         # Written once the advice is complete or stopped (then marked
         # interrupted), whole or not at all.
