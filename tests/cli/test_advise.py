@@ -469,7 +469,14 @@ def test_explain_names_each_candidates_fate(storlab, scenario):
     rec = json.loads(r.stdout)
     fates = {e["fate"] for e in rec["explained"]}
     assert {e["host"] for e in rec["explained"]} == {"aws/ec2/c5.large"}
-    assert "misses" in fates, fates
+    assert fates <= {"unpriced", "screened out", "over the cost cap", "meets", "misses", "not simulated"}, fates
+    # From empty buckets one 7 GiB gp2 reads at its 100 IOPS baseline (3
+    # IOPS a GiB, 100 at least): 100 / reads a transaction, × 60 a minute.
+    one = next(e for e in rec["explained"] if e["name"] == "c5.large-gp2x1-7g")
+    assert one["fate"] == "screened out" and "device aws/ebs/gp2 (7 GiB): baseline 100 IOPS" in one["why"], one
+    reads = float(one["why"].split("data pool reads (")[1].split(" a transaction")[0])
+    bound = float(one["why"].split("bound, ")[1].split(" TPM")[0])
+    assert bound == pytest.approx(100 / reads * 60, rel=0.01), one["why"]
     for e in rec["explained"]:
         if e["fate"] == "misses":
             assert "binding: " in e["why"], e

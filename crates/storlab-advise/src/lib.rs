@@ -400,7 +400,9 @@ impl Ctx<'_> {
     fn screen(&self, dep: &Deployment) -> (f64, String) {
         match self.kind {
             Kind::Db(db) => {
-                let (x, why) = screen::database(self.cat, dep, db);
+                // advise's runs end at a steady window (Overrides below).
+                let empty = (self.q.goal.start_pct() <= 0.0).then(|| screen::empty_bucket_scale(db, true));
+                let (x, why) = screen::database(self.cat, dep, db, empty);
                 let per_min = x * 60.0;
                 (
                     if self.q.goal.nopm.is_some() {
@@ -545,7 +547,27 @@ impl Ctx<'_> {
                 } else {
                     let mut vus = screen::vu_steps(db);
                     vus.sort_unstable();
+                    // A count whose own bound is under the goal cannot meet
+                    // it: no run is spent on it (the screen's bound holds at
+                    // each count, as it does for the best).
+                    let want_tps = g.nopm.map(|n| n / 60.0 / db.profile.nopm_per_txn.max(1e-9)).or(g.tpm.map(|t| t / 60.0)).unwrap_or(0.0);
+                    let hopeless: std::collections::HashSet<u32> = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region))
+                        .map(|dep| {
+                            let empty = (g.start_pct() <= 0.0).then(|| screen::empty_bucket_scale(db, true));
+                            screen::database_steps(self.cat, &dep, db, empty)
+                                .into_iter()
+                                .filter(|(_, x, _)| *x < want_tps * (1.0 - GOAL_TOLERANCE))
+                                .map(|(n, _, _)| n)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let last = vus.last().copied();
                     for v in vus {
+                        // The highest count always runs: a miss then shows
+                        // what the simulator gives at its best.
+                        if hopeless.contains(&v) && Some(v) != last {
+                            continue;
+                        }
                         let mut wl = self.q.workload.clone().unwrap_or_default();
                         let mut quick = None;
                         if let Some(toml::Value::Table(d)) = wl.get_mut("database") {

@@ -62,6 +62,21 @@ pub fn txn_demand(db: &Database, memory_gib: f64) -> TxnDemand {
     }
 }
 
+/// How much more than its baseline a bucket that starts empty can give
+/// over a measured window: it earns at the baseline through the ramp-up
+/// and the window and holds nothing at the start, so the window's I/O is
+/// at most baseline × (ramp-up + window) / window. The shortest window the
+/// simulator measures is `duration_s`, or with `steady_state` 12 batches of
+/// 10 s if that is shorter.
+pub fn empty_bucket_scale(db: &Database, steady_state: bool) -> f64 {
+    let min_window = if steady_state {
+        db.duration_s.min(storlab_sim::db::STEADY_BATCH_S * storlab_sim::db::STEADY_MIN_BATCHES as f64)
+    } else {
+        db.duration_s
+    };
+    (db.rampup_s + min_window) / min_window.max(1e-9)
+}
+
 /// The VU counts of the workload's sweep.
 pub fn vu_steps(db: &Database) -> Vec<u32> {
     match &db.vus {
@@ -74,7 +89,23 @@ pub fn vu_steps(db: &Database) -> Vec<u32> {
 /// user no faster than its CPU, reads, commit flush, round trip and think
 /// time in sequence (N / R₀); the vCPUs no busier than full; the data
 /// pool's reads under its caps.
-pub fn database(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database) -> (f64, String) {
+///
+/// `from_empty`: the run starts with every credit bucket empty, and this
+/// is the most its window can spend of what the buckets earned (see
+/// `empty_bucket_scale`): each cap is then at most its baseline times it.
+pub fn database(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database, from_empty: Option<f64>) -> (f64, String) {
+    let mut best = (0.0f64, String::new());
+    for (_, x, why) in database_steps(cat, dep, db, from_empty) {
+        if x > best.0 {
+            best = (x, why);
+        }
+    }
+    best
+}
+
+/// `database`'s bound at each VU count of the sweep: (users, transactions
+/// a second at most, what gives it).
+pub fn database_steps(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database, from_empty: Option<f64>) -> Vec<(u32, f64, String)> {
     let p = &db.profile;
     let d = txn_demand(db, dep.host.memory_gib.unwrap_or(0.0));
     let speed = storlab_sim::db::cpu_speed_ratio(dep, p).unwrap_or(1.0);
@@ -89,19 +120,20 @@ pub fn database(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database) -
         read: true,
         sequential: false,
     };
-    let read_cap = pool_ceiling(
-        dep,
-        data,
-        page,
-        true,
-        Assumptions {
-            read_hit_ratio: 0.0,
-        },
-    );
+    let cap_at = |full: bool| pool_ceiling(dep, data, page, full, Assumptions { read_hit_ratio: 0.0 });
+    let mut read_cap = cap_at(true);
+    if let Some(k) = from_empty {
+        // min over resources of min(burst, k × baseline) = min(the burst
+        // ceiling, k × the baseline ceiling).
+        let base = cap_at(false);
+        if base.value * k < read_cap.value {
+            read_cap = storlab_model::limits::Ceiling { value: base.value * k, binding: base.binding };
+        }
+    }
     let base_cpu_us: f64 = p.transactions.iter().map(|t| t.share * t.cpu_us).sum();
-    let mut best = (0.0f64, String::new());
-    for n in vu_steps(db) {
-        let n = f64::from(n.max(1));
+    let mut out = Vec::new();
+    for users in vu_steps(db) {
+        let n = f64::from(users.max(1));
         let cpu_s = base_cpu_us * p.penalty_factor(n) / speed * 1e-6;
         let r0 = p.outside_us_at(n) * 1e-6
             + cpu_s
@@ -143,9 +175,7 @@ pub fn database(cat: &storlab_model::Catalog, dep: &Deployment, db: &Database) -
                 ),
             );
         }
-        if x > best.0 {
-            best = (x, why);
-        }
+        out.push((users, x, why));
     }
-    best
+    out
 }
