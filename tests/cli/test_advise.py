@@ -485,3 +485,28 @@ def test_explain_names_each_candidates_fate(storlab, scenario):
     # The table says the same, and counts what it left out.
     t = storlab("advise", str(scenario(TRAP.format(start=""), "x.toml")), "--explain", "aws/ec2/c5.large").stdout
     assert "--explain: every candidate" in t and "c5.large-gp2x1-7g" in t
+
+
+def test_a_licensed_search_says_what_it_left_out_and_carries_simulates_warnings(storlab, scenario):
+    # SQL Server Enterprise on r5 and m5: the catalog prices it on few of
+    # the sizes; every other host is left out, each counted once.
+    q = scenario('region = "aws/us-east-1"\n[workload.database]\nprofile = "tpcc-postgresql"\nscale = 50\nvus = [4, 8]\n'
+                 'rampup_s = 0\nduration_s = 60\n[goal]\ntpm = 18000\n[space]\nhosts = ["aws/ec2/r5.*", "aws/ec2/m5.*"]\n'
+                 'devices = ["aws/ebs/gp3"]\nmax_count = 1\nlicense = "windows-sql-enterprise"\n', "lic.toml")
+    rec = json.loads(storlab("advise", str(q), "--json").stdout)
+    sp = rec["space"]
+    priced = sp["hosts"] - sp["refused"]["no price in aws/us-east-1 for the host (windows-sql-enterprise)"]
+    assert sp["license"] == "windows-sql-enterprise" and priced >= 1
+    # Every recommendation is on a priced host.
+    assert rec["recommendations"] and all(r["monthly_cost_usd"] > 0 for r in rec["recommendations"])
+    t = storlab("advise", str(q)).stdout
+    assert f"left out: {sp['hosts'] - priced} hosts — no price in aws/us-east-1 for the host (windows-sql-enterprise)" in t, t
+    assert "with the windows-sql-enterprise licence" in t
+    # What simulate says of the pick: the engine stand-in once (the others
+    # by rank) and gp3's unconfirmed latency.
+    stand_in = [w for w in rec["warnings"] if "simulated with the postgres profile" in w and w.startswith("#1 ")]
+    assert len(stand_in) == 1, rec["warnings"]
+    assert sum("simulated with the postgres profile" in w for w in rec["warnings"] if w.startswith("#")) == 1
+    assert any(w.startswith("not confirmed by a vendor source") and "aws/ebs/gp3 latency" in w for w in rec["warnings"])
+    first = rec["recommendations"][0]
+    assert any("simulated with the postgres profile" in w for w in first["warnings"])

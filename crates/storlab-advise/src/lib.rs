@@ -96,6 +96,8 @@ impl Default for Options {
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SpaceCounts {
     pub region: String,
+    /// The licence prices are for (`[space] license`, `linux` by default).
+    pub license: String,
     pub hosts: usize,
     pub devices: usize,
     /// Configs the model accepts.
@@ -192,6 +194,12 @@ pub struct Outcome {
     /// credits last and what is left after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained: Option<String>,
+    /// What `storlab simulate` would warn of for this config (verified
+    /// ones): its warnings, and the figures no vendor source confirms.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -501,6 +509,8 @@ impl Ctx<'_> {
             screen_bound: bound,
             load: None,
             sustained: None,
+            warnings: Vec::new(),
+            unverified: Vec::new(),
         };
         let g = &self.q.goal;
         match self.kind {
@@ -508,10 +518,12 @@ impl Ctx<'_> {
                 // Each step's results, with the credit balances the run left
                 // (for how long the credits last).
                 let series: std::cell::RefCell<Vec<Value>> = std::cell::RefCell::new(Vec::new());
+                let said: std::cell::RefCell<Said> = std::cell::RefCell::new(Said::default());
                 let mut sim = |text: &str| -> Result<Vec<Value>, AdviseError> {
                     let rec = storlab_sim::database::simulate_database(self.cat, self.file, text, self.dir, self.profiles_dir, None, &overrides, &mut progress)?;
                     let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
                     series.borrow_mut().extend(v.get("series").and_then(Value::as_array).into_iter().flatten().filter(|s| is_balance(s)).cloned());
+                    said.borrow_mut().absorb(&v);
                     Ok(v.get("results").and_then(Value::as_array).cloned().unwrap_or_default())
                 };
                 let txn = main_txn(db);
@@ -671,6 +683,9 @@ impl Ctx<'_> {
                 } else {
                     out.misses = Some("the simulator returned no step".into());
                 }
+                let said = said.into_inner();
+                out.warnings = said.warnings;
+                out.unverified = said.unverified;
             }
             Kind::Io(wl) => {
                 if let Ok(dep) = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region)) {
@@ -698,6 +713,10 @@ impl Ctx<'_> {
                 )?
                 .into_record();
                 let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
+                let mut said = Said::default();
+                said.absorb(&v);
+                out.warnings = said.warnings;
+                out.unverified = said.unverified;
                 let mut worst: Option<(f64, &Value)> = None;
                 for r in v
                     .get("results")
@@ -817,6 +836,25 @@ fn explain(
         }
     }
     out
+}
+
+/// A simulated record's warnings and unconfirmed figures, each once.
+#[derive(Default)]
+struct Said {
+    warnings: Vec<String>,
+    unverified: Vec<String>,
+}
+
+impl Said {
+    fn absorb(&mut self, rec: &Value) {
+        for (key, into) in [("warnings", &mut self.warnings), ("unverified", &mut self.unverified)] {
+            for w in rec.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+                if !into.iter().any(|x| x == w) {
+                    into.push(w.to_string());
+                }
+            }
+        }
+    }
 }
 
 /// A credit balance series of a simulated record (`BurstBalance`,
@@ -1124,6 +1162,7 @@ pub fn advise_on(
     );
     let mut counts = SpaceCounts {
         region: region.clone(),
+        license: q.space.license.clone().unwrap_or_else(|| "linux".into()),
         hosts: generated.hosts.len(),
         devices: generated.devices.len(),
         candidates: generated.candidates.len(),
@@ -1291,6 +1330,31 @@ pub fn advise_on(
     }
     cheaper.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
     cheaper.truncate(10);
+    // What simulate would say of each recommendation, once per line.
+    let mut unconfirmed: Vec<String> = Vec::new();
+    // The same warning of several (their names aside) is said once, with
+    // the others' ranks.
+    let mut said: IndexMap<String, (String, Vec<usize>)> = IndexMap::new();
+    for (i, r) in recs.iter().enumerate() {
+        for w in &r.warnings {
+            let e = said.entry(w.replace(&r.name, "\u{0}")).or_insert_with(|| (format!("#{} {}: {w}", i + 1, r.name), Vec::new()));
+            if !e.0.starts_with(&format!("#{} ", i + 1)) {
+                e.1.push(i + 1);
+            }
+        }
+        for u in &r.unverified {
+            if !unconfirmed.contains(u) {
+                unconfirmed.push(u.clone());
+            }
+        }
+    }
+    for (_, (line, also)) in said {
+        let ranks: Vec<String> = also.iter().map(|r| format!("#{r}")).collect();
+        warnings.push(if ranks.is_empty() { line } else { format!("{line} (the same of {})", ranks.join(", ")) });
+    }
+    if !unconfirmed.is_empty() {
+        warnings.push(format!("not confirmed by a vendor source, in the recommendations' figures: {}", unconfirmed.join("; ")));
+    }
     if recs.is_empty() && !interrupted {
         warnings.push(match (passing.len(), counts.candidates) {
             (_, 0) => "no candidate left in the space: every combination was refused (space.refused says why) — widen [space]".to_string(),
@@ -1493,5 +1557,7 @@ fn screen_outcome(
         screen_bound: bound,
         load: None,
         sustained: None,
+        warnings: Vec::new(),
+        unverified: Vec::new(),
     }
 }

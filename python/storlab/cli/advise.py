@@ -89,7 +89,8 @@ def advice_tables(rec: dict[str, Any]) -> Group:
         parts.append(Text("left out: " + "; ".join(f"{n:,} {_left_unit(why)} — {why}" for why, n in
                                                      sorted(left.items(), key=lambda kv: -kv[1])), style="dim"))
     rules = f"vendor rules as of {rec['as_of']}" if rec.get("as_of") else "vendor rules of today's catalog"
-    parts.append(Text(f"{rules}; prices are the catalog's current list prices, on-demand, per 730 h month", style="dim"))
+    licence = f" with the {sp['license']} licence" if sp.get("license") else ""
+    parts.append(Text(f"{rules}; prices are the catalog's current list prices{licence}, on-demand, per 730 h month", style="dim"))
     if rec.get("sustain"):
         parts.append(Text(rec["sustain"]["rule"], style="dim"))
     t = Table(title="cheapest that meet the goal (verified by the simulator)", title_justify="left")
