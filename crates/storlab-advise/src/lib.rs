@@ -1359,6 +1359,14 @@ pub fn advise_on(
         warnings.push(match (passing.len(), counts.candidates) {
             (_, 0) => "no candidate left in the space: every combination was refused (space.refused says why) — widen [space]".to_string(),
             (0, _) => format!("no candidate's screen meets the goal: the nearest give {}{} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, &kind, &q)).unwrap_or_default(), if matches!(kind, Kind::Io(_)) { " of it" } else { "" }),
+            (n, _) if counts.verified >= opts.max_verified && n > counts.verified => {
+                let best = cheaper.iter().filter(|o| o.verified_by == "simulate").max_by(|a, b| a.screen_bound.total_cmp(&b.screen_bound).then(b.monthly_cost_usd.total_cmp(&a.monthly_cost_usd)));
+                format!(
+                    "the simulator ran the {} cheapest of the {n} candidates that pass the screen and none meets the goal{} — the rest were not simulated; widen the sweep (vus) if users bind, or narrow [space] to the hosts that can",
+                    counts.verified,
+                    best.map(|o| format!(" (cheaper_failures: e.g. {}, {})", o.misses.clone().unwrap_or_default(), o.binding)).unwrap_or_default()
+                )
+            }
             _ => "no candidate the simulator ran meets the goal; cheaper_failures lists the nearest and what each misses".to_string(),
         });
     }
