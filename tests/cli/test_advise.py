@@ -97,6 +97,15 @@ def test_findings_say_under_or_over_provisioned_and_the_saving(storlab, scenario
     # The goal takes 5,000 of its 10,000 IOPS: half, "Low" on Compute
     # Optimizer's scale (0.5 ≤ load < 0.8).
     assert big["current"]["load"] == pytest.approx(0.5, rel=0.01) and big["risk"] == "Low"
+    # Compute Optimizer's options: the cheapest first, $755.00 saved of
+    # $915.16, 82.5 %; for small ($150.16: the m5.xlarge and 125 GiB gp3)
+    # the same option costs $10.00 more, 2,000 IOPS × $0.005.
+    (first, *_) = big["options"]
+    assert first["rank"] == 1 and first["name"] == rec["recommendations"][0]["name"]
+    assert first["saving_usd_month"] == pytest.approx(755.00, abs=0.01)
+    assert first["saving_pct"] == pytest.approx(100 * 755.00 / (M5_XLARGE + 125 + 650), abs=0.05)
+    assert 1 <= len(big["options"]) <= 3
+    assert f["small"]["options"][0]["saving_usd_month"] == pytest.approx(-2000 * 0.005, abs=0.01)
 
 
 def test_a_recommendation_pasted_into_a_scenario_gives_what_advise_said(storlab, scenario, tmp_path):

@@ -221,6 +221,50 @@ pub struct Finding {
     pub saving_usd_month: f64,
     pub why: String,
     pub current: Outcome,
+    /// Up to three options, as Compute Optimizer lists them: the cheapest
+    /// recommendations, each with its risk and what it saves a month
+    /// against this config (negative: what meeting the goal costs more).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<FindingOption>,
+    /// The days of metrics the demand was taken from (`--from-cloudwatch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lookback_days: Option<f64>,
+}
+
+/// One option of a finding (Compute Optimizer's
+/// `volumeRecommendationOptions`: rank, configuration, performance risk,
+/// savings opportunity).
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingOption {
+    pub rank: usize,
+    pub name: String,
+    pub config_toml: String,
+    pub monthly_cost_usd: f64,
+    pub risk: String,
+    pub saving_usd_month: f64,
+    /// The saving as a share of the current config's cost, percent.
+    pub saving_pct: f64,
+}
+
+/// The first three recommendations as options for a config costing
+/// `current` a month.
+fn finding_options(q: &AdviseFile, recs: &[Outcome], current: f64) -> Vec<FindingOption> {
+    recs.iter()
+        .take(3)
+        .enumerate()
+        .map(|(i, r)| {
+            let saving = ((current - r.monthly_cost_usd) * 100.0).round() / 100.0;
+            FindingOption {
+                rank: i + 1,
+                name: r.name.clone(),
+                config_toml: r.config_toml.clone(),
+                monthly_cost_usd: r.monthly_cost_usd,
+                risk: risk(r.load.unwrap_or_else(|| goal_share(q, r))).to_string(),
+                saving_usd_month: saving,
+                saving_pct: if current > 0.0 { (saving / current * 1000.0).round() / 10.0 } else { 0.0 },
+            }
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -1388,6 +1432,8 @@ pub fn advise_on(
                 saving_usd_month: 0.0,
                 why: "the run was interrupted before this config's simulation finished — rerun advise to judge it".to_string(),
                 current,
+                options: Vec::new(),
+                lookback_days: None,
             });
             continue;
         }
@@ -1422,6 +1468,8 @@ pub fn advise_on(
             },
             saving_usd_month: (saving.max(0.0) * 100.0).round() / 100.0,
             why,
+            options: finding_options(&q, &recs, current.monthly_cost_usd),
+            lookback_days: opts.demand.as_ref().map(|d| (d.lookback_s / 86400.0 * 1000.0).round() / 1000.0),
             current,
         });
     }

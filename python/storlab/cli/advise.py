@@ -136,9 +136,15 @@ def advice_tables(rec: dict[str, Any]) -> Group:
         for x in rec["findings"]:
             style = {"Under-provisioned": "red", "Over-provisioned": "yellow"}.get(x["finding"], "green")
             judged = x["finding"] != "Not evaluated"
+            # Compute Optimizer's options: the cheapest three, what each
+            # saves (or costs more) a month and its risk.
+            opts = "".join(f"\noption {o['rank']}: {o['name']}, {_money(o['monthly_cost_usd'])} a month "
+                           f"({'saves' if o['saving_usd_month'] >= 0 else 'costs'} {_money(abs(o['saving_usd_month']))}, "
+                           f"{abs(o['saving_pct']):.1f} %), risk {o['risk']}" for o in x.get("options") or [])
+            looked = f"\nlookback {x['lookback_days']:g} days" if x.get("lookback_days") is not None else ""
             f.add_row(x["config"], Text(x["finding"], style=style if judged else "dim"), x["risk"],
                       _money(x["saving_usd_month"]) if judged else "—", _figures(x["current"]) if judged else "not evaluated",
-                      x["why"])
+                      x["why"] + opts + looked)
         parts.append(f)
     for w in rec.get("warnings") or []:
         parts.append(Text(w, style="yellow"))
