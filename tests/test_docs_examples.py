@@ -166,10 +166,13 @@ def test_advise_worked_example(tmp_path):
     text = (DOCS / "advise.md").read_text()
     question = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
     cheapest = find("docs/advise.md", r"\*\*\$([\d,.]+) a month\*\*\.").group(1)
-    saving = find("docs/advise.md", r"\*\*\$([\d,.]+) a month\*\*\.\n\n## From").group(1)
+    saving = find("docs/advise.md", r"a saving of\n?\*\*\$([\d,.]+) a month\*\*\.").group(1)
     p = tmp_path / "q.toml"
     p.write_text(question)
     rec = api.advise(p)
     assert rounded(rec["recommendations"][0]["monthly_cost_usd"], cheapest)
     big = next(f for f in rec["findings"] if f["config"] == "big")
     assert big["finding"] == "Over-provisioned" and rounded(big["saving_usd_month"], saving)
+    # "up to three options — the cheapest recommendations, ranked", each saving against the config
+    assert 1 <= len(big["options"]) <= 3
+    assert rounded(big["options"][0]["saving_usd_month"], saving)
