@@ -204,7 +204,12 @@ def test_tables_agree_with_the_hand_written_entries():
             [float(r[k]) for k in ("baseline_iops", "max_iops", "baseline_mb_s", "max_mb_s")], name
         assert ("burst_s" in e) == (r["burst"] == "*"), name
         assert value(h["vcpus"]) == int(sizes[name]["vcpus"]) and value(h["memory_gib"]) == float(sizes[name]["memory_gib"]), name
-    assert len(ec2) == 5  # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge, x2iedn.32xlarge
+    assert len(ec2) == 6  # m5.xlarge, r5.large, r5b.24xlarge, x2iedn.24xlarge, x2iedn.32xlarge, t3.medium
+    # t3.medium's CPU credits: the credit table's row, written twice.
+    credits = table("ec2-cpu-credits.tsv")["t3.medium"]
+    c = cat["aws/ec2/t3.medium"]["cpu_credits"]
+    assert (c["earned_per_hour"], c["max_accrued"], c["baseline_pct"], value(c["surplus_usd_per_vcpu_hour"])) == \
+        (int(credits["earned_per_hour"]), int(credits["max_accrued"]), int(credits["baseline_pct"]), float(credits["surplus_usd_per_vcpu_hour"]))
     v5 = list(both_written(cat, "azure/vm/", "azure-esv5.tsv", "azure-edsv5.tsv"))
     for size, r, h in v5:
         assert (h["uncached"]["iops"], h["uncached"]["mb_s"]) == (int(r["uncached_iops"]), int(r["uncached_mb_s"])), size
@@ -474,7 +479,7 @@ def test_the_catalog_reference_lists_what_the_tables_hold():
     doc = (ROOT / "docs" / "catalog.md").read_text(encoding="utf-8")
     section = doc.split("## What the catalog holds", 1)[1].split("\n## ", 1)[0]
     families = [f for t in ("ec2-families.tsv", "ec2-families-2024.tsv") for f in table(t)]
-    assert len(families) == 12
+    assert len(families) == 13
     for f in families:
         assert re.search(rf"\b{f}\b", section), f
     for series in ("Dsv5", "Ddsv5", "DSv2", "Esv5", "Edsv5", "Ebsv5", "Esv3", "Mv2"):

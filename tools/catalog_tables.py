@@ -222,7 +222,10 @@ EC2_SIZE_TABLES = ("ec2-memory-optimized.tsv", "ec2-general-purpose.tsv", "ec2-c
                    "ec2-specs-2024.tsv")
 EC2_STORE_TABLE = "ec2-instance-store-2024.tsv"
 EC2_VOLUME_LIMIT_TABLE = "ec2-volume-limits.tsv"
-EC2_PRICE_TABLES = ("ec2-prices.tsv", "ec2-prices-windows.tsv", "ec2-prices-usw2.tsv", "ec2-prices-euw1.tsv")
+EC2_PRICE_TABLES = ("ec2-prices.tsv", "ec2-prices-windows.tsv", "ec2-prices-usw2.tsv", "ec2-prices-euw1.tsv",
+                    "ec2-prices-t3.tsv")
+EC2_CREDIT_TABLE = "ec2-cpu-credits.tsv"
+EC2_SURPLUS = "ec2ug-unlimited-mode"
 # Cited by the generated instance-store devices, as by the hand-written ones
 # (aws-ec2.toml): no source gives the I/O accounting unit of local NVMe.
 EC2_ASSUMED = "assumed-same-as-ec2"
@@ -280,12 +283,13 @@ def store_devices(out: Out) -> tuple[list[str], dict[str, tuple[str, int]]]:
 def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[str, str]) -> str:
     out = Out(
         "# Amazon EC2 instance families r5, m5, r6i, m6i, c5, c6i, r5b, x2iedn, m7i,\n"
-        "# c7i, r7i and i4i: vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB,\n"
+        "# c7i, r7i, i4i and t3: vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB,\n"
         "# MB/s at 128 KiB), the 30-minutes-a-day EBS burst of the sizes marked with\n"
         "# an asterisk, network bandwidth, volume attachment limits, the i4i instance\n"
         "# store, and us-east-1, us-west-2 and eu-west-1 on-demand prices (Linux and\n"
-        "# Windows). All twelve families are built on the Nitro System; instance\n"
-        "# store is modelled for i4i only (the other families have none).",
+        "# Windows), and t3's CPU credits. All thirteen families are built on the\n"
+        "# Nitro System; instance store is modelled for i4i only (the other\n"
+        "# families have none).",
         known,
     )
     families: list[dict[str, str]] = []
@@ -311,6 +315,9 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
     lim_src = out.source(lim_meta)
     dedicated = set(lim_meta.get("families", "").split())
     limits = {r["size"]: r["max_ebs_volumes"] for r in lim_rows}
+    cr_meta, cr_rows = read_table(TABLES / EC2_CREDIT_TABLE)
+    cr_src = out.source(cr_meta)
+    credits = {r["instance"]: r for r in cr_rows}
     fam = {f["family"]: f for f in families}
     for key in (EC2_VOLUME_LIMITS, EC2_NETWORK, EC2_BLOCK_EXPRESS):
         out.cite(key)
@@ -370,6 +377,17 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
         if be:
             fields.append(("block_express", "true"))
         fields += [("ebs", inline(ebs)), ("network", inline(net))]
+        if name in credits:
+            c = credits[name]
+            if c["vcpus"] != s["vcpus"]:
+                raise TableError(f"{name}: {EC2_CREDIT_TABLE} gives {c['vcpus']} vCPUs, the size table {s['vcpus']}")
+            fields.append(("cpu_credits", inline({
+                "earned_per_hour": num(c["earned_per_hour"]), "max_accrued": num(c["max_accrued"]),
+                "baseline_pct": num(c["baseline_pct"]),
+                "surplus_usd_per_vcpu_hour": sourced(c["surplus_usd_per_vcpu_hour"], out.cite(EC2_SURPLUS)),
+                "default_mode": q(c["default_mode"]), "src": q(cr_src)})))
+        elif family == "t3":
+            raise TableError(f"{name}: a burstable size with no row in {EC2_CREDIT_TABLE}")
         if name in store:
             dev, n = store[name]
             fields.append(("instance_store", inline({"device": q(dev), "count": str(n)})))

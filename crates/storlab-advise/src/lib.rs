@@ -675,6 +675,12 @@ impl Ctx<'_> {
                     out.nopm = num(s, "nopm");
                     out.tpm = num(s, "tpm");
                     out.vus = s.get("vus").and_then(Value::as_u64).map(|x| x as u32);
+                    // An unlimited burstable host bills its surplus CPU
+                    // credits at this load: part of what it costs.
+                    if let Some(extra) = num(s, "surplus_credits_usd_month").filter(|e| *e > 0.0) {
+                        out.monthly_cost_usd = ((cost + extra) * 100.0).round() / 100.0;
+                        out.warnings.push(format!("{name}: {}", s.get("cpu_credits").and_then(Value::as_str).unwrap_or("surplus CPU credits")));
+                    }
                     out.p99_ms = s
                         .pointer(&format!("/txn/{txn}/lat_p99_us"))
                         .and_then(Value::as_f64)
@@ -685,7 +691,7 @@ impl Ctx<'_> {
                         .unwrap_or("")
                         .to_string();
                     out.usd_per_1000_tpm =
-                        out.tpm.filter(|t| *t > 0.0).map(|t| cost / (t / 1000.0));
+                        out.tpm.filter(|t| *t > 0.0).map(|t| out.monthly_cost_usd / (t / 1000.0));
                     out.misses = check(s);
                     let start = g.start_pct();
                     let hours = g.hours();
@@ -728,7 +734,7 @@ impl Ctx<'_> {
                     out.misses = Some("the simulator returned no step".into());
                 }
                 let said = said.into_inner();
-                out.warnings = said.warnings;
+                out.warnings.extend(said.warnings);
                 out.unverified = said.unverified;
             }
             Kind::Io(wl) => {
@@ -905,7 +911,7 @@ impl Said {
 /// `EBSIOBalance%`, …, in percent).
 fn is_balance(s: &Value) -> bool {
     let m = s.get("metric").and_then(Value::as_str).unwrap_or("");
-    s.get("unit").and_then(Value::as_str) == Some("Percent") && (m == "BurstBalance" || m.ends_with("Balance%") || m.ends_with("Balance"))
+    m == "CPUCreditBalance" || s.get("unit").and_then(Value::as_str) == Some("Percent") && (m == "BurstBalance" || m.ends_with("Balance%") || m.ends_with("Balance"))
 }
 
 /// How long the credits last at a step of `vus` users that started at
@@ -925,6 +931,17 @@ fn credits_last_s(series: &[Value], vus: u32, start: f64) -> Option<(f64, String
         let period = s.get("period_s").and_then(Value::as_f64).unwrap_or(0.0);
         let vals: Vec<f64> = s.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_f64).collect();
         let Some((i, low)) = vals.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
+        // A balance in credits (CPUCreditBalance): its start is the first
+        // period's value plus a period of the fall to the lowest.
+        let start = if s.get("unit").and_then(Value::as_str) == Some("Count") {
+            let first = vals[0];
+            if i == 0 || first <= low {
+                continue;
+            }
+            first + (first - low) / i as f64
+        } else {
+            start
+        };
         let fell = start - low;
         // Less than 0.01 % is the rounding of a balance that holds.
         if fell <= 0.01 || period <= 0.0 {
@@ -1291,7 +1308,18 @@ pub fn advise_on(
     let mut done = 0u64;
     let batch = remote.map_or(opts.threads, |r| r.width()).max(1) * 2;
     let mut cursor = 0;
-    while recs.len() < opts.top
+    // Enough answers: `top` of them, none dearer than the next candidate's
+    // price. A burstable host's answer can cost more than its screen said
+    // (its surplus CPU credits at the goal's load), so a candidate the
+    // screen priced below it is still verified.
+    let enough = |recs: &[Outcome], next_cost: f64| {
+        recs.len() >= opts.top && {
+            let mut costs: Vec<f64> = recs.iter().map(|r| r.monthly_cost_usd).collect();
+            costs.sort_by(f64::total_cmp);
+            costs[opts.top - 1] <= next_cost
+        }
+    };
+    while !enough(&recs, passing.get(cursor).map_or(f64::INFINITY, |r| r.1))
         && cursor < passing.len()
         && (done as usize) < opts.max_verified
         && !stop.load(Ordering::Relaxed)
@@ -1312,21 +1340,29 @@ pub fn advise_on(
                 rm.verify(&items)?.into_iter().map(Ok).collect()
             }
         };
-        for o in outs {
+        for (o, r) in outs.into_iter().zip(&chunk) {
             // Past the last answer needed, a batch's other outcomes are
             // dropped: the advice is the same on any number of threads.
-            if recs.len() >= opts.top {
+            if enough(&recs, r.1) {
                 break;
             }
-            let o = o?;
+            let mut o = o?;
             done += 1;
+            if o.meets_goal && o.monthly_cost_usd > max_cost {
+                o.meets_goal = false;
+                o.misses = Some(format!("${:.2} a month with its surplus CPU credits at this load, over the goal's max_usd_month", o.monthly_cost_usd));
+            }
             if o.meets_goal {
                 // One a host, device kind and count: the cheapest; a larger
                 // size of the same is no new answer.
                 let key = shape(&o.config);
-                if recs.len() < opts.top && !recs.iter().any(|r| shape(&r.config) == key) {
-                    recs.push(o);
+                match recs.iter().position(|r| shape(&r.config) == key) {
+                    None => recs.push(o),
+                    Some(i) if o.monthly_cost_usd < recs[i].monthly_cost_usd => recs[i] = o,
+                    Some(_) => {}
                 }
+                recs.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
+                recs.truncate(opts.top);
             } else if !stop.load(Ordering::Relaxed) {
                 failures.push(o);
             }

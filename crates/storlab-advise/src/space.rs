@@ -459,6 +459,7 @@ pub fn generate(
                         engine: space.engine.clone(),
                         region: None,
                         settings: Default::default(),
+                        cpu_credits: None,
                         pools,
                     };
                     match storlab_model::deployment::resolve(

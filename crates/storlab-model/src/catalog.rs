@@ -950,6 +950,9 @@ pub struct HostSpec {
     pub cpu_speed: Option<Num>,
     #[serde(default)]
     pub cpu_speed_basis: Option<String>,
+    /// A burstable instance's CPU credits (EC2 T3/T3a/T4g).
+    #[serde(default)]
+    pub cpu_credits: Option<CpuCreditsSpec>,
     /// The processor behind the vCPUs, as the vendor names it.
     #[serde(default)]
     pub cpu: Option<CpuSpec>,
@@ -970,6 +973,27 @@ pub struct HostSpec {
     pub known_from: Option<Dated>,
     #[serde(default)]
     pub history: Vec<HostPeriod>,
+}
+
+/// A burstable instance's CPU credits, as the EC2 user guide's credit table
+/// gives them: one credit is one vCPU at 100 % for one minute; the instance
+/// earns `earned_per_hour` and holds at most `max_accrued` (a day's
+/// earnings); its baseline is the utilisation per vCPU the earnings pay for.
+/// Above it, `standard` spends the balance and then holds each vCPU to the
+/// baseline; `unlimited` (T3's default) never slows and bills the surplus
+/// at `surplus_usd_per_vcpu_hour`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpuCreditsSpec {
+    pub earned_per_hour: Num,
+    pub max_accrued: Num,
+    pub baseline_pct: Num,
+    /// The flat rate of surplus credits, Linux, per vCPU-hour.
+    #[serde(default)]
+    pub surplus_usd_per_vcpu_hour: Option<Num>,
+    /// `unlimited` or `standard`: the mode an instance launches in.
+    pub default_mode: String,
+    pub src: String,
 }
 
 /// A host's processor: the vendor's model name and generation, with the

@@ -45,7 +45,49 @@ pub struct HostModel {
     pub cache_gib: Option<f64>,
     pub network_bytes_s: Option<Cap>,
     pub flow_bytes_s: Option<f64>,
+    /// A burstable instance's CPU credits, in the mode the config runs.
+    pub cpu_credits: Option<CpuCredits>,
     pub unverified: Vec<String>,
+}
+
+/// A burstable instance's CPU credits as the simulator spends them, in
+/// vCPU-seconds (one credit = 60): `standard` holds each vCPU to
+/// `baseline` once `bucket` is empty; `unlimited` never slows and bills the
+/// vCPU time above the baseline at `surplus_usd_per_vcpu_hour`.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuCredits {
+    pub mode: CreditMode,
+    /// Baseline utilisation per vCPU, 0–1.
+    pub baseline: f64,
+    pub earned_per_hour: f64,
+    pub max_accrued: f64,
+    pub surplus_usd_per_vcpu_hour: Option<f64>,
+    pub src: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CreditMode {
+    Standard,
+    Unlimited,
+}
+
+impl CreditMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            CreditMode::Standard => "standard",
+            CreditMode::Unlimited => "unlimited",
+        }
+    }
+}
+
+impl CpuCredits {
+    /// The credit balance as a bucket of vCPU-seconds: it fills at the
+    /// earnings, holds `max_accrued` credits, and while it holds any the
+    /// vCPUs run at full speed.
+    pub fn bucket(&self, vcpus: f64) -> Bucket {
+        Bucket::full(self.max_accrued * 60.0, self.earned_per_hour * 60.0 / 3600.0, vcpus)
+    }
 }
 
 impl HostModel {
@@ -226,6 +268,14 @@ fn host_model(h: &HostSpec) -> HostModel {
         }
     });
     let flow_bytes_s = h.network.as_ref().and_then(|net| net.flow_gbps.as_ref()).map(|f| n("single-flow limit", f) * 1e9 / 8.0);
+    let cpu_credits = h.cpu_credits.as_ref().map(|c| CpuCredits {
+        mode: if c.default_mode == "standard" { CreditMode::Standard } else { CreditMode::Unlimited },
+        baseline: n("CPU baseline", &c.baseline_pct) / 100.0,
+        earned_per_hour: n("CPU credits earned per hour", &c.earned_per_hour),
+        max_accrued: n("CPU credit limit", &c.max_accrued),
+        surplus_usd_per_vcpu_hour: c.surplus_usd_per_vcpu_hour.as_ref().map(|u| n("surplus credit rate", u)),
+        src: c.src.clone(),
+    });
     unverified.extend(unverified_tp);
     unverified.dedup();
     HostModel {
@@ -251,6 +301,7 @@ fn host_model(h: &HostSpec) -> HostModel {
         cache_gib,
         network_bytes_s,
         flow_bytes_s,
+        cpu_credits,
         unverified,
     }
 }
@@ -359,7 +410,21 @@ fn check_region(cat: &Catalog, file: &str, entry: &str, cfg: &ConfigSpec, region
 pub fn resolve(cat: &Catalog, file: &str, name: &str, cfg: &ConfigSpec, region: Option<&str>) -> Result<Deployment> {
     let entry = format!("configs.{name}");
     let hspec = cat.host(&cfg.host, Location::new(file, &entry, "host"))?;
-    let host = host_model(hspec);
+    let mut host = host_model(hspec);
+    if let Some(mode) = &cfg.cpu_credits {
+        let at = Location::new(file, &entry, "cpu_credits");
+        let Some(cc) = host.cpu_credits.as_mut() else {
+            return Err(ModelError::invalid(at, format!("'{mode}' — host {} earns no CPU credits (only burstable instances, such as EC2 T3, do); remove cpu_credits", hspec.id)));
+        };
+        cc.mode = match mode.to_ascii_lowercase().as_str() {
+            "standard" => CreditMode::Standard,
+            "unlimited" => CreditMode::Unlimited,
+            other => {
+                let near = crate::error::nearest(other, ["unlimited", "standard"]).unwrap_or_else(|| "unlimited".into());
+                return Err(ModelError::invalid(at, format!("'{other}' — \"unlimited\" (the default) or \"standard\"; nearest valid value '{near}'")));
+            }
+        };
+    }
     if cfg.pools.is_empty() {
         return Err(ModelError::Missing {
             at: Location::new(file, &entry, "pools"),

@@ -56,6 +56,10 @@ pub struct ConfigSpec {
     /// managed service's rules. The database model reads the write path's.
     #[serde(default)]
     pub settings: IndexMap<String, toml::Value>,
+    /// A burstable host's credit mode, as EC2's `CpuCredits`: `unlimited`
+    /// (T3's default) or `standard`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_credits: Option<String>,
     pub pools: Vec<PoolSpec>,
 }
 

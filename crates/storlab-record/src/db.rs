@@ -161,6 +161,13 @@ pub struct DbJob {
     pub monthly_cost_usd: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usd_per_1000_tpm: Option<f64>,
+    /// A burstable host's CPU credits at this step: unlimited mode's
+    /// surplus, in `monthly_cost_usd` (USD a month of this load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surplus_credits_usd_month: Option<f64>,
+    /// The same in words, with the arithmetic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_credits: Option<String>,
 }
 
 fn one() -> u32 {

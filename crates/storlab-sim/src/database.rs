@@ -278,6 +278,23 @@ pub fn simulate_database(
                 None => "host CPU speed unknown: the recording machine's CPU per transaction, unscaled".to_string(),
             },
         ));
+        if let Some(c) = &dep.host.cpu_credits {
+            use storlab_model::deployment::CreditMode;
+            let start = dep.buckets_at_start_pct.map_or("full (a day's earnings, as after a day below the baseline)".to_string(), |p| format!("{p}% full"));
+            assumptions.push(format!(
+                "config {}: {} earns {} CPU credits an hour ({:.0} % of each of its vCPUs, {}); cpu_credits = \"{}\": {}",
+                dep.name,
+                dep.host.short(),
+                c.earned_per_hour,
+                100.0 * c.baseline,
+                c.src,
+                c.mode.name(),
+                match c.mode {
+                    CreditMode::Unlimited => "never slowed; the vCPU time above the baseline at each step is billed at the surplus rate, in that step's monthly cost".to_string(),
+                    CreditMode::Standard => format!("the balance starts {start} and, once spent, each vCPU runs at the baseline (series CPUCreditBalance)"),
+                }
+            ));
+        }
         speeds.insert(dep.name.clone(), serde_json::json!(speed.map(|r| round(r, 4))));
         if speed.is_none() {
             let (host, own) = (dep.host.cpu_speed_basis.as_deref(), profile_speed_basis(&db.profile));
@@ -591,6 +608,35 @@ fn profile_speed_basis(p: &storlab_workload::profile::Profile) -> Option<&str> {
 }
 
 /// Each pool's use in the record's columns (rounded as the tables print).
+/// An unlimited burstable host's surplus CPU credits over a month of the
+/// step's load (730 h, as the monthly cost counts hours): the vCPU time
+/// above the baseline, billed at the flat surplus rate ("If the average CPU
+/// usage over a 24-hour period exceeds the baseline, the instance is billed
+/// for the additional usage at a flat additional rate per vCPU-hour", EC2
+/// user guide, burstable-credits-baseline-concepts). `None` where the host
+/// earns no credits or runs standard; `Some((None, why))` where the rate is
+/// not known, so the month has no price.
+pub fn surplus_credits_month(dep: &Deployment, cpu_utilization: f64) -> Option<(Option<f64>, String)> {
+    use storlab_model::deployment::CreditMode;
+    let c = dep.host.cpu_credits.as_ref().filter(|c| c.mode == CreditMode::Unlimited)?;
+    let vcpus = dep.host.vcpus.unwrap_or(1.0);
+    let over = ((cpu_utilization - c.baseline) * vcpus).max(0.0);
+    if over <= 0.0 {
+        return Some((Some(0.0), format!("unlimited, {:.0} % of each vCPU used, within the {:.0} % baseline: no surplus", 100.0 * cpu_utilization, 100.0 * c.baseline)));
+    }
+    if dep.license != "linux" {
+        return Some((None, format!("unlimited, {over:.2} vCPUs above the {:.0} % baseline; the surplus rate is known for Linux only", 100.0 * c.baseline)));
+    }
+    let rate = c.surplus_usd_per_vcpu_hour?;
+    let usd = over * storlab_model::cost::HOURS_PER_MONTH * rate;
+    Some((Some(usd), format!(
+        "unlimited, {:.0} % of each vCPU used against a {:.0} % baseline: {over:.2} vCPUs of surplus × {} h × ${rate} a vCPU-hour = ${usd:.2} a month, in the monthly cost",
+        100.0 * cpu_utilization,
+        100.0 * c.baseline,
+        storlab_model::cost::HOURS_PER_MONTH
+    )))
+}
+
 fn pool_use(pools: &[crate::db::DbPoolResult]) -> BTreeMap<String, PoolUse> {
     pools
         .iter()
@@ -743,6 +789,17 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         .collect();
     let pools = pool_use(&r.pools);
     let used: Vec<&str> = r.pools.iter().filter(|p| p.read_iops + p.write_iops > 0.0).map(|p| p.role.as_str()).collect();
+    // An unlimited burstable host bills the vCPU time above its baseline.
+    let credits = surplus_credits_month(dep, r.cpu_utilization);
+    let monthly = match (monthly, &credits) {
+        (Some(m), Some((extra, _))) => {
+            if extra.is_none() {
+                rec.warnings.push(format!("config {} at {} VUs: no monthly cost — surplus CPU credits unpriced", dep.name, r.vus));
+            }
+            extra.map(|e| round(m + e, 2))
+        }
+        (m, _) => m,
+    };
     // A prediction's spread is the model's own, from repeats with other
     // seeds (`--repeats`); never the recording machine's (its scheduler,
     // its neighbours are not the host's). One seed's run has none.
@@ -781,6 +838,8 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         commits_per_flush: (r.flushes > 0).then(|| round(r.commits_per_flush, 3)),
         monthly_cost_usd: monthly,
         usd_per_1000_tpm: monthly.filter(|_| tpm > 0.0).map(|m| round(m / (tpm / 1000.0), 4)),
+        surplus_credits_usd_month: credits.as_ref().and_then(|c| c.0).map(|u| round(u, 2)),
+        cpu_credits: credits.map(|c| c.1),
         ..DbJob::default()
     };
     // A bucket that ran out inside the window without a phase of its own

@@ -333,7 +333,8 @@ fn instance_burst_refill_is_stated_and_marked() {
 // Host facts for the database model: memory everywhere; a relative CPU
 // speed only where published (Azure DSv2: ACU 210–250 → 2.3; m5: the
 // m5.4xlarge's stress-ng div16 result, 1284.992938 bogo ops a second, in
-// catalog/tables/cpu-speed.tsv; t3: none).
+// catalog/tables/cpu-speed.tsv; t3: the t3.2xlarge's, 1350.48878, its
+// family's largest size; m4: none).
 #[test]
 fn host_memory_and_cpu_speed() {
     let cat = catalog();
@@ -346,6 +347,8 @@ fn host_memory_and_cpu_speed() {
     let r = limits(&one_volume("aws/ec2/m5.xlarge", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
     assert_eq!(r.configs[0].host_cpu_speed, Some(1284.992938));
     let r = limits(&one_volume("aws/ec2/t3.medium", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
+    assert_eq!(r.configs[0].host_cpu_speed, Some(1350.48878));
+    let r = limits(&one_volume("aws/ec2/m4.2xlarge", "device = \"aws/ebs/gp3\"\nsize_gib = 10"));
     assert_eq!(r.configs[0].host_cpu_speed, None);
 }
 

@@ -3,6 +3,8 @@
 //! event. `Setup` holds what the run never changes; `DbRun` what it does.
 
 use super::*;
+use storlab_model::bucket::Bucket;
+use storlab_model::deployment::CreditMode;
 
 /// The run's window: measured from `w0` to `w1` (a sweep's steady state may
 /// end it early).
@@ -121,6 +123,12 @@ pub(super) struct DbRun<'a> {
     cpu_queue: VecDeque<(usize, f64, f64)>,
     cpu_demand: Vec<f64>,
     cpu_busy: f64,
+    // A burstable host in standard mode: its CPU credits (vCPU-seconds),
+    // the vCPU time it ran held to the baseline in the window, and the
+    // balance (credits) at the first completion of each period.
+    cpu_credits: Option<(Bucket, f64)>,
+    throttled_s: f64,
+    credit_periods: Vec<f64>,
     // Hot rows: who holds each, who waits; each user's wanted and held rows.
     row_locks: RowLocks,
     wanted: Vec<Vec<u64>>,
@@ -293,6 +301,15 @@ impl<'a> DbRun<'a> {
             cpu_queue: VecDeque::new(),
             cpu_demand: vec![0.0; n],
             cpu_busy: 0.0,
+            cpu_credits: dep.host.cpu_credits.as_ref().filter(|c| c.mode == CreditMode::Standard).map(|c| {
+                let mut b = c.bucket(s.vcpus as f64);
+                if let Some(pct) = dep.buckets_at_start_pct {
+                    b.set_balance_percent(pct, Secs::ZERO);
+                }
+                (b, c.baseline.max(1e-3))
+            }),
+            throttled_s: 0.0,
+            credit_periods: Vec::new(),
             row_locks: HashMap::new(),
             wanted: vec![Vec::new(); n],
             held: vec![0; n],
@@ -406,7 +423,11 @@ impl<'a> DbRun<'a> {
         self.batch_txns = 0;
         let window = self.batch_end - self.win.w0;
         let rate = self.batches.iter().sum::<f64>() / self.batches.len() as f64;
-        let settled = self.st.pacers.balances(Secs(self.batch_end)).iter().all(|b| b.percent <= 0.1 || b.percent >= 99.9);
+        let settled = self.st.pacers.balances(Secs(self.batch_end)).iter().all(|b| b.percent <= 0.1 || b.percent >= 99.9)
+            && self.cpu_credits.as_ref().is_none_or(|(b, _)| {
+                let pct = 100.0 * b.at(Secs(self.batch_end)) / b.capacity.max(1e-9);
+                pct <= 0.1 || pct >= 99.9
+            });
         if window < self.s.p.duration_s && window >= self.s.wb.interval_s(rate) && settled && steady(&self.batches) {
             self.steady_at = Some(window);
             self.win.w1 = self.batch_end;
@@ -548,6 +569,11 @@ impl<'a> DbRun<'a> {
         if self.txn_periods.len() <= k {
             self.txn_periods.resize(k + 1, 0.0);
         }
+        if let Some((b, _)) = &self.cpu_credits {
+            while self.credit_periods.len() <= k {
+                self.credit_periods.push(b.at(Secs(t)).max(0.0) / 60.0);
+            }
+        }
         self.txn_periods[k] += 1.0;
         self.slice_txns += 1.0;
         self.vus[v].reads_left = u32::MAX;
@@ -609,7 +635,8 @@ impl<'a> DbRun<'a> {
             if u == FLUSHER {
                 self.cpu_idle -= 1;
                 self.cpu_busy += self.win.part(t, demand);
-                self.push(t + demand, FLUSH_CPU);
+                let took = self.cpu_time(t, demand);
+                self.push(t + took, FLUSH_CPU);
                 continue;
             }
             if !acquire(&mut self.row_locks, &self.wanted[u], &mut self.held[u], u as u32) {
@@ -623,8 +650,29 @@ impl<'a> DbRun<'a> {
                 self.times.cpu += demand;
             }
             self.cpu_busy += self.win.part(t, demand);
-            self.push(t + demand, u as u32);
+            let took = self.cpu_time(t, demand);
+            self.push(t + took, u as u32);
         }
+    }
+
+    /// How long `demand` s of CPU work takes on one vCPU from `t`: as long
+    /// as it is, except on a burstable host in standard mode, whose vCPUs
+    /// run at their baseline share once the credit balance cannot pay for
+    /// the work. Held to the baseline, the work is paid from the credits
+    /// it earns while it runs: the balance may go below zero at the
+    /// dispatch and is back by the time the work is done, so credits never
+    /// pay twice.
+    fn cpu_time(&mut self, t: f64, demand: f64) -> f64 {
+        let Some((b, baseline)) = self.cpu_credits.as_mut() else { return demand };
+        let now = b.at(Secs(t));
+        b.balance = now - demand;
+        b.updated = b.updated.max(Secs(t));
+        if now >= demand {
+            return demand;
+        }
+        let slow = demand / *baseline;
+        self.throttled_s += self.win.part(t, slow);
+        slow
     }
 
     /// The log writer: one flush at a time, serving every commit waiting:
@@ -755,7 +803,17 @@ impl<'a> DbRun<'a> {
         let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
         let usl = if self.usl_n > 0 { self.usl_sum / self.usl_n as f64 } else { s.usl_at(n as f64) };
         let usl_note = if usl > 1.05 { format!(", concurrency penalty ×{usl:.2} at {n} users") } else { String::new() };
+        // The share of the vCPUs' busy time spent held to the baseline.
+        let base = self.cpu_credits.as_ref().map_or(1.0, |c| c.1);
+        let throttled = self.throttled_s / (self.cpu_busy - self.throttled_s * base + self.throttled_s).max(1e-12);
         let binding = match top {
+            _ if throttled >= 0.5 => {
+                format!(
+                    "host CPU credits: {vcpus} vCPUs held to their {:.0} % baseline ({:.0} % of their busy time), the CPU credit balance spent (cpu_credits = \"standard\")",
+                    100.0 * base,
+                    100.0 * throttled.min(1.0)
+                )
+            }
             _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %{usl_note}", 100.0 * cpu_utilization),
             Some((u, id, res)) if u >= 0.9 => limit_words(dep, &st, u, id, res),
             _ if lk > 0.0 && lk >= (c + q).max(r).max(cm).max(out) => format!(
@@ -790,6 +848,19 @@ impl<'a> DbRun<'a> {
             timestamps: (0..txn_periods.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
             values: txn_periods,
         });
+        if !self.credit_periods.is_empty() {
+            let mut v = self.credit_periods;
+            v.truncate(((end / p.period_s).ceil() as usize).max(1));
+            series.push(series::Series {
+                config: dep.name.clone(),
+                resource: "host".into(),
+                metric: "CPUCreditBalance".into(),
+                unit: "Count".into(),
+                period_s: p.period_s,
+                timestamps: (0..v.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
+                values: v,
+            });
+        }
         DbResult {
             config: dep.name.clone(),
             vus: p.vus,
