@@ -230,9 +230,10 @@ def f6b() -> Case:
 DECIDES = {
     "S004": ("the VM's uncached (384 MB/s) and cached (256 MB/s, 32,000 IOPS) limits and the disks' 5,000 IOPS decide "
              "every high-queue test, within 11 %; at one I/O in flight only latency decides, and the catalog's P30 "
-             "latencies (read 3.3 ms, write 5.2 ms, one 2019 measurement) are placeholders: the seed measured ~10 ms "
-             "reads and ~2.3 ms writes without cache, and a 1 MiB read at QD1 took 34 ms (a large I/O's transfer and "
-             "per-size service time are not modelled)"),
+             "latencies are now a dated Linux fio measurement (read 2.4 ms, write 1.3 ms, 2022; other sources 2.2-3.2 "
+             "and 1.3-5.1 ms) where the seed measured ~10 ms reads and ~2.3 ms writes under Windows without cache, so "
+             "QD1 comes out 1.7-4× fast; a 1 MiB read at QD1 took 34 ms there, and no source gives a large I/O's "
+             "per-size service time on Premium SSD (calibrate fits one from a user's own CrystalDiskMark file)"),
     "S003": ("the t3.medium's EBS burst (11,800 IOPS, 260.6 MB/s) caps the stripe and each gp2 volume's 3,000 IOPS / "
              "128 MiB/s the single volume; the field's '> 4×' at Q32T1 is 3.93× here because the instance burst binds "
              "before five volumes' 15,000; QD1 is latency alone and a stripe's per-I/O overhead is not modelled, so the "
@@ -241,9 +242,10 @@ DECIDES = {
              "InnoDB's inserts would find the index's right edge cached: the cache-miss curve, not the storage, "
              "decides, and the rows a minute are 0.3× the field's; with RDS striping dated (one volume in 2018) gp2 "
              "binds on its 3,000 IOPS burst and io1 comes out above gp2"),
-    "S001": ("the TPC-C recording stands in for TPC-E; the P30 pool is held to its placeholder QD1 read latency "
-             "(3.9 ms a read against the field's 1 ms with the read cache), so Ultra's sub-millisecond reads give 3× "
-             "instead of +17 %: per-tier measured latencies and the host cache's hit share at this size decide it"),
+    "S001": ("the TPC-C recording stands in for TPC-E; with the P30's measured QD1 latency (2.4 ms a read, 2022) in "
+             "place of the 2019 one (3.2 ms), Ultra / P30 falls from 3.0× to 2.1× against the field's +17 %: the pool "
+             "still reads at 3.0 ms where the field saw 1 ms with the read cache, so the host cache's hit share at "
+             "this database's size (not known from the source) decides the rest"),
     "S000": ("with SMB Multichannel (4 connections a share on the 100 Gbps interface) FSx no longer binds on "
              "4 × 5 Gbps but on the file systems' documented SSD IOPS (80,000 each), ONTAP over iSCSI (4 LUNs × 4 MPIO "
              "sessions) as well, so ONTAP SMB and iSCSI tie; FSx's in-memory cache (144 GB each, hits served as network I/O) is not "
