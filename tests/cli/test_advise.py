@@ -519,3 +519,47 @@ def test_a_licensed_search_says_what_it_left_out_and_carries_simulates_warnings(
     assert any(w.startswith("not confirmed by a vendor source") and "aws/ebs/gp3 latency" in w for w in rec["warnings"])
     first = rec["recommendations"][0]
     assert any("simulated with the postgres profile" in w for w in first["warnings"])
+
+
+T3_QUESTION = """region = "aws/us-east-1"
+[workload.database]
+profile = "tpcc-postgresql"
+scale = 10
+vus = [4, 8]
+rampup_s = 0
+duration_s = 120
+[goal]
+tpm = 40000
+[space]
+hosts = ["aws/ec2/t3.*", "aws/ec2/m5.large", "aws/ec2/c5.large"]
+devices = ["aws/ebs/gp3"]
+max_count = 1
+"""
+
+
+def test_a_t3_answer_costs_its_surplus_cpu_credits(storlab, scenario, limits_json):
+    """A T3 in its default unlimited mode meets a CPU-heavy goal at full
+    speed and bills (utilisation − baseline) × vCPUs × 730 h × $0.05 a
+    month (EC2 user guide): its price in the answer is the list price plus
+    that, the answers are ranked on it, and no answer is dearer than a
+    candidate the search left unverified."""
+    rec = advise(storlab, scenario(T3_QUESTION, "t3q.toml"))
+    recs = rec["recommendations"]
+    costs = [r["monthly_cost_usd"] for r in recs]
+    assert costs == sorted(costs)
+    t3s = [r for r in recs if r["config"]["host"].startswith("aws/ec2/t3.")]
+    assert t3s, [r["config"]["host"] for r in recs]
+    for r in t3s[:2]:
+        # The same config simulated at the same count gives its CPU use.
+        text = 'region = "aws/us-east-1"\nbuckets_at_start = "empty"\n' + T3_QUESTION.split("[goal]")[0].split("\n", 1)[1] \
+            .replace("vus = [4, 8]", f"vus = [{r['vus']}]") + r["config_toml"]
+        path = scenario(text, "one.toml")
+        sim = json.loads(storlab("simulate", str(path), "--json").stdout)["results"][0]
+        host = r["config"]["host"].rsplit("/", 1)[1]
+        base = {"t3.nano": 0.05, "t3.micro": 0.10, "t3.small": 0.20, "t3.medium": 0.20, "t3.large": 0.30,
+                "t3.xlarge": 0.40, "t3.2xlarge": 0.40}[host]
+        vcpus = 8 if host == "t3.2xlarge" else 4 if host == "t3.xlarge" else 2
+        surplus = max(0.0, sim["cpu_utilization"] - base) * vcpus * 730 * 0.05
+        assert surplus > 1
+        listed = limits_json(path)["configs"][0]["monthly_cost_usd"]
+        assert r["monthly_cost_usd"] == pytest.approx(listed + surplus, abs=0.02)

@@ -679,7 +679,7 @@ impl Ctx<'_> {
                     // credits at this load: part of what it costs.
                     if let Some(extra) = num(s, "surplus_credits_usd_month").filter(|e| *e > 0.0) {
                         out.monthly_cost_usd = ((cost + extra) * 100.0).round() / 100.0;
-                        out.warnings.push(format!("{name}: {}", s.get("cpu_credits").and_then(Value::as_str).unwrap_or("surplus CPU credits")));
+                        out.warnings.push(format!("CPU credits {}", s.get("cpu_credits").and_then(Value::as_str).unwrap_or("unlimited: surplus billed")));
                     }
                     out.p99_ms = s
                         .pointer(&format!("/txn/{txn}/lat_p99_us"))
