@@ -237,3 +237,22 @@ def test_the_table_says_which_jobs_ran_at_the_same_time(storlab, tmp_path):
         out = storlab("simulate", str(path)).stdout
         line = "ran at the same time (no stonewall between them, as in fio): RND4K-Q8T1-read, RND4K-Q8T1-write"
         assert (line in out) == said, out
+
+
+def test_standard_hdd_by_the_size_table_and_its_measured_latency(storlab, scenario):
+    """Azure Standard HDD S30 (2019 size table: up to 500 IOPS and 60 MB/s,
+    no bursting): RND4K Q32 reads at 500 IOPS, SEQ1M Q8 at 60 MB/s. At one
+    I/O in flight its latency (kubica-azure-disks-qd1 on an S30: reads 3-20
+    ms, writes 2.9 ms) is a log-normal of median sqrt(3 × 20) = 7.746 ms and
+    p99 20 ms (the vendor's 'less than 20 ms'): sigma = ln(20 / 7.746) /
+    2.326 = 0.408, mean = 7.746 × exp(0.408² / 2) = 8.42 ms; writes median
+    2.9 ms, p99 10 ms: sigma 0.532, mean 3.34 ms."""
+    r = storlab("simulate", str(scenario('region = "azure/eastus"\n[workload]\nprofile = "cdm-default"\n'
+                                         '[configs.s30]\nhost = "azure/vm/Standard_D4s_v5"\n[[configs.s30.pools]]\n'
+                                         'device = "azure/standard-hdd/S30"\nhost_cache = "none"\n')), "--json")
+    assert r.returncode == 0, r.stderr
+    got = {x["job"]: x for x in json.loads(r.stdout)["results"]}
+    assert got["RND4K-Q32T1-read"]["iops"] == pytest.approx(500, rel=0.02)
+    assert got["SEQ1M-Q8T1-read"]["bw_bytes_s"] == pytest.approx(60e6, rel=0.02)
+    assert got["RND4K-Q1T1-read"]["lat_mean_us"] == pytest.approx(8420, rel=0.06)
+    assert got["RND4K-Q1T1-write"]["lat_mean_us"] == pytest.approx(3340, rel=0.08)
