@@ -155,6 +155,14 @@ fn friendlier(msg: &str) -> String {
                 m = format!("unknown field `{field}` — valid fields: {}", known.join(", "));
             }
         }
+    } else if let Some(rest) = m.strip_prefix("unknown variant `") {
+        if let Some((value, tail)) = rest.split_once('`') {
+            let known: Vec<&str> = tail.split('`').skip(1).step_by(2).collect();
+            let near = nearest(value, known.iter().copied()).or_else(|| known.first().map(|k| k.to_string()));
+            if let Some(n) = near {
+                m = format!("'{value}' — one of {}; nearest valid value '{n}'", known.join(", "));
+            }
+        }
     }
     m
 }
@@ -168,6 +176,12 @@ mod tests {
         let ids = ["aws/ebs/gp2", "aws/ebs/gp3", "aws/ebs/io1"];
         assert_eq!(nearest("aws/ebs/gp4", ids).as_deref(), Some("aws/ebs/gp3"));
         assert_eq!(nearest("zzzz", ids), None);
+    }
+
+    #[test]
+    fn unknown_variant_gets_the_nearest_value() {
+        let m = friendlier("unknown variant `read-only`, expected one of `none`, `readonly`, `readwrite`");
+        assert_eq!(m, "'read-only' — one of none, readonly, readwrite; nearest valid value 'readonly'");
     }
 
     #[test]
