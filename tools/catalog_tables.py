@@ -283,11 +283,11 @@ def store_devices(out: Out) -> tuple[list[str], dict[str, tuple[str, int]]]:
 def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[str, str]) -> str:
     out = Out(
         "# Amazon EC2 instance families r5, m5, r6i, m6i, c5, c6i, r5b, x2iedn, m7i,\n"
-        "# c7i, r7i, i4i and t3: vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB,\n"
+        "# c7i, r7i, i4i, t3 and t3a: vCPUs, memory, EBS-optimized limits (IOPS at 16 KiB,\n"
         "# MB/s at 128 KiB), the 30-minutes-a-day EBS burst of the sizes marked with\n"
         "# an asterisk, network bandwidth, volume attachment limits, the i4i instance\n"
         "# store, and us-east-1, us-west-2 and eu-west-1 on-demand prices (Linux and\n"
-        "# Windows), and t3's CPU credits. All thirteen families are built on the\n"
+        "# Windows), and t3's and t3a's CPU credits. All fourteen families are built on the\n"
         "# Nitro System; instance store is modelled for i4i only (the other\n"
         "# families have none).",
         known,
@@ -386,7 +386,7 @@ def ec2(skip_ids: set[str], skip_prices: set[tuple[str, str, str]], known: dict[
                 "baseline_pct": num(c["baseline_pct"]),
                 "surplus_usd_per_vcpu_hour": sourced(c["surplus_usd_per_vcpu_hour"], out.cite(EC2_SURPLUS)),
                 "default_mode": q(c["default_mode"]), "src": q(cr_src)})))
-        elif family == "t3":
+        elif family in ("t3", "t3a"):
             raise TableError(f"{name}: a burstable size with no row in {EC2_CREDIT_TABLE}")
         if name in store:
             dev, n = store[name]
