@@ -783,7 +783,7 @@ impl<'a> DbRun<'a> {
 
     /// The window's figures, what bound it, and the series.
     fn finish(self) -> DbResult {
-        let DbRun { s, win, st, sink, labels, pool_ios, counts, hists, times, mut txn_periods, snaps, .. } = self;
+        let DbRun { s, win, st, sink, labels, pool_ios, counts, hists, times, txn_periods, snaps, .. } = self;
         let (dep, profile, p, vcpus, n, units, data) = (s.dep, s.profile, s.p, s.vcpus, s.n, s.units, s.data);
         let (w0, w1) = (win.w0, win.w1);
         let end = self.stopped_at.unwrap_or(w1).min(w1);
@@ -838,28 +838,23 @@ impl<'a> DbRun<'a> {
         };
         let mut series = sink.finish(Secs(end), &st.pacers);
         let phases = db_phases(w0, end, snaps, DbSnap { t: end, counts: counts.clone(), hists: hists.clone(), pool_ios: pool_ios.clone(), emptied: Vec::new() });
-        txn_periods.truncate(((end / p.period_s).ceil() as usize).max(1));
-        series.push(series::Series {
-            config: dep.name.clone(),
-            resource: "db".into(),
-            metric: "Transactions".into(),
-            unit: "Count".into(),
-            period_s: p.period_s,
-            timestamps: (0..txn_periods.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
-            values: txn_periods,
-        });
-        if !self.credit_periods.is_empty() {
-            let mut v = self.credit_periods;
-            v.truncate(((end / p.period_s).ceil() as usize).max(1));
-            series.push(series::Series {
+        // A per-period series of this run, cut at its end.
+        let periods = ((end / p.period_s).ceil() as usize).max(1);
+        let per_period = |resource: &str, metric: &str, mut values: Vec<f64>| {
+            values.truncate(periods);
+            series::Series {
                 config: dep.name.clone(),
-                resource: "host".into(),
-                metric: "CPUCreditBalance".into(),
+                resource: resource.into(),
+                metric: metric.into(),
                 unit: "Count".into(),
                 period_s: p.period_s,
-                timestamps: (0..v.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
-                values: v,
-            });
+                timestamps: (0..values.len()).map(|i| storlab_record::Stamp::Seconds(i as f64 * p.period_s)).collect(),
+                values,
+            }
+        };
+        series.push(per_period("db", "Transactions", txn_periods));
+        if !self.credit_periods.is_empty() {
+            series.push(per_period("host", "CPUCreditBalance", self.credit_periods));
         }
         DbResult {
             config: dep.name.clone(),
