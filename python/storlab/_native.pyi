@@ -98,31 +98,19 @@ class Catalog:
         `remote` (storlab.cluster.RayCluster) runs the screen and the simulations on a cluster;
         `accept_suspect` uses a suspect database profile with a warning."""
 
-    def advise_screen_batch_json(
+    def advise_part_json(
         self,
+        part: str,
         file_name: str,
         text: str,
         dir: str,
         profiles_dir: str,
-        candidates_json: str,
+        batch_json: str,
         *,
         demand_json: str | None = None,
         threads: int | None = None,
     ) -> str:
-        """A cluster worker's part of `advise`: the screen of each candidate, in order, as JSON."""
-
-    def advise_verify_batch_json(
-        self,
-        file_name: str,
-        text: str,
-        dir: str,
-        profiles_dir: str,
-        items_json: str,
-        *,
-        demand_json: str | None = None,
-        threads: int | None = None,
-    ) -> str:
-        """A cluster worker's part of `advise`: the simulator's outcome of each item, in order, as JSON."""
+        """A cluster worker's part of `advise`: `part` "screen" (each candidate's screen) or "verify" (each item's simulated outcome), in order, as JSON."""
 
 def tpcc_che_miss_ratio(warehouses: float, page_bytes: float, bytes_per_warehouse: float, page_accesses_per_txn: float, cache_fraction: float) -> float: ...
 def bench_disk_json(

@@ -13,11 +13,11 @@ use indexmap::IndexMap;
 use question::{AdviseFile, Goal};
 use serde::{Deserialize, Serialize};
 pub use space::Candidate;
-use serde_json::Value;
+use storlab_record::{RunRecord, Series};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use storlab_model::cost::monthly_cost;
-use storlab_model::scenario::{ConfigSpec, ScenarioFile};
+use storlab_model::scenario::ConfigSpec;
 use storlab_model::{Catalog, Deployment, ModelError};
 use storlab_sim::SimError;
 use storlab_workload::database::Database;
@@ -374,33 +374,44 @@ fn config_toml(name: &str, c: &ConfigSpec) -> String {
     .unwrap_or_default()
 }
 
-/// The scenario of one config: the question's workload, region and date.
-fn scenario_text(q: &AdviseFile, region: &str, name: &str, c: &ConfigSpec) -> String {
-    scenario_with(q, q.workload.clone(), region, name, c)
+/// A database step as advise reads it from the run record.
+#[derive(Debug, Clone)]
+struct Step {
+    vus: u32,
+    nopm: Option<f64>,
+    tpm: Option<f64>,
+    /// The main transaction and its p99, ms.
+    txn: String,
+    p99_ms: Option<f64>,
+    binding: String,
+    surplus_usd_month: Option<f64>,
+    cpu_credits: Option<String>,
 }
 
-/// The same with a workload of its own (one VU count of the sweep), from
-/// the goal's bucket state.
-fn scenario_with(q: &AdviseFile, workload: Option<toml::Table>, region: &str, name: &str, c: &ConfigSpec) -> String {
-    scenario_from(q, workload, region, name, c, q.goal.buckets())
-}
+impl Step {
+    /// A database result's step, with `txn`'s p99; None for other results.
+    fn of(r: &storlab_record::JobResult, txn: &str) -> Option<Step> {
+        let Some(storlab_record::JobExtra::Db(d)) = &r.extra else { return None };
+        Some(Step {
+            vus: d.vus,
+            nopm: d.nopm,
+            tpm: d.tpm,
+            txn: txn.to_string(),
+            p99_ms: d.txn.get(txn).map(|t| t.latency.lat_p99_us / 1e3),
+            binding: r.binding.clone(),
+            surplus_usd_month: d.surplus_credits_usd_month,
+            cpu_credits: d.cpu_credits.clone(),
+        })
+    }
 
-/// The same from a given bucket state.
-fn scenario_from(q: &AdviseFile, workload: Option<toml::Table>, region: &str, name: &str, c: &ConfigSpec, buckets: toml::Value) -> String {
-    let sc = ScenarioFile {
-        title: None,
-        region: Some(region.to_string()),
-        as_of: q.as_of.clone(),
-        buckets_at_start: Some(buckets),
-        workload,
-        configs: [(name.to_string(), c.clone())].into_iter().collect(),
-        alarms: Vec::new(),
-    };
-    toml::to_string(&sc).unwrap_or_default()
-}
-
-fn num(v: &Value, k: &str) -> Option<f64> {
-    v.get(k).and_then(Value::as_f64)
+    /// The goal's metric, `nopm` or `tpm`.
+    fn metric(&self, metric: &str) -> Option<f64> {
+        if metric == "nopm" {
+            self.nopm
+        } else {
+            self.tpm
+        }
+    }
 }
 
 /// The main transaction of a profile, whose p99 `p99_ms` bounds: TPC-C's
@@ -420,8 +431,6 @@ fn main_txn(db: &Database) -> String {
 struct Ctx<'a> {
     cat: &'a Catalog,
     file: &'a str,
-    dir: &'a Path,
-    profiles_dir: &'a Path,
     q: &'a AdviseFile,
     region: &'a str,
     kind: &'a Kind,
@@ -518,22 +527,38 @@ impl Ctx<'_> {
         }
     }
 
-    /// Runs the simulator on one config and reads what it gave against the goal.
-    fn verify(
-        &self,
-        name: &str,
-        c: &ConfigSpec,
-        cost: f64,
-        bound: f64,
-        whole_sweep: bool,
-    ) -> Result<Outcome, AdviseError> {
-        let text = scenario_text(self.q, self.region, name, c);
-        // One thread a run: the search runs several at once.
-        // A database run ends once its throughput is steady (within 1 %).
-        // A suspect profile was refused or accepted once, by `advise_on`.
-        let overrides = storlab_sim::Overrides { sim_threads: Some(1), steady_state: Some(true), accept_suspect: Some(true), ..Default::default() };
+    /// The candidate's deployment as the question runs it: its region, the
+    /// rules of its date, its credit buckets from `start` % (None: full).
+    fn deployment(&self, name: &str, c: &ConfigSpec, start: Option<f64>) -> Result<Deployment, AdviseError> {
+        let mut d = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region))?;
+        d.start_buckets(start);
+        Ok(d)
+    }
+
+    /// The goal's bucket state at the start, a percent (None: full).
+    fn goal_start(&self) -> Result<Option<f64>, AdviseError> {
+        Ok(storlab_model::deployment::buckets_at_start(self.file, Some(&self.q.goal.buckets()))?)
+    }
+
+    /// One simulator run of the database workload `db` on one config: one
+    /// thread a run (the search runs several at once); each run ends once
+    /// its throughput is steady (within 1 %). A suspect profile was refused
+    /// or accepted once, by `advise_on`.
+    fn run_db(&self, name: &str, c: &ConfigSpec, mut db: Database, start: Option<f64>) -> Result<RunRecord, AdviseError> {
+        db.steady_state = true;
+        let said = db.check_health(self.file, true)?;
+        let sc = storlab_sim::Scenario::database(self.file, None, vec![self.deployment(name, c, start)?], db, None, said)?;
+        self.run(&sc)
+    }
+
+    fn run(&self, sc: &storlab_sim::Scenario) -> Result<RunRecord, AdviseError> {
+        let overrides = storlab_sim::Overrides { sim_threads: Some(1), ..Default::default() };
         let stop = self.stop;
-        let mut progress = |_f: f64| !stop.load(Ordering::Relaxed);
+        Ok(storlab_sim::run(self.cat, sc, &overrides, &mut |_f: f64| !stop.load(Ordering::Relaxed))?)
+    }
+
+    /// Runs the simulator on one config and reads what it gave against the goal.
+    fn verify(&self, name: &str, c: &ConfigSpec, cost: f64, bound: f64, whole_sweep: bool) -> Result<Outcome, AdviseError> {
         let mut out = Outcome {
             name: name.to_string(),
             config: c.clone(),
@@ -556,292 +581,260 @@ impl Ctx<'_> {
             warnings: Vec::new(),
             unverified: Vec::new(),
         };
-        let g = &self.q.goal;
         match self.kind {
-            Kind::Db(db) => {
-                // Each step's results, with the credit balances the run left
-                // (for how long the credits last).
-                let series: std::cell::RefCell<Vec<Value>> = std::cell::RefCell::new(Vec::new());
-                let said: std::cell::RefCell<Said> = std::cell::RefCell::new(Said::default());
-                let mut sim = |text: &str| -> Result<Vec<Value>, AdviseError> {
-                    let rec = storlab_sim::database::simulate_database(self.cat, self.file, text, self.dir, self.profiles_dir, None, &overrides, &mut progress)?;
-                    let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
-                    series.borrow_mut().extend(v.get("series").and_then(Value::as_array).into_iter().flatten().filter(|s| is_balance(s)).cloned());
-                    said.borrow_mut().absorb(&v);
-                    Ok(v.get("results").and_then(Value::as_array).cloned().unwrap_or_default())
-                };
-                let txn = main_txn(db);
-                let check = |s: &Value| -> Option<String> {
-                    let p99 = s
-                        .pointer(&format!("/txn/{txn}/lat_p99_us"))
-                        .and_then(Value::as_f64)
-                        .map(|u| u / 1e3);
-                    if let (Some(w), Some(h)) = (g.nopm, num(s, "nopm")) {
-                        if h < w * (1.0 - GOAL_TOLERANCE) {
-                            return Some(format!("NOPM {h:.0} < {w:.0}"));
-                        }
-                    }
-                    if let (Some(w), Some(h)) = (g.tpm, num(s, "tpm")) {
-                        if h < w * (1.0 - GOAL_TOLERANCE) {
-                            return Some(format!("TPM {h:.0} < {w:.0}"));
-                        }
-                    }
-                    if let (Some(w), Some(h)) = (g.p99_ms, p99) {
-                        if h > w {
-                            return Some(format!("{txn} p99 {h:.1} ms > {w} ms"));
-                        }
-                    }
-                    None
-                };
-                // A candidate's VU counts one at a time, fewest first, up to
-                // the first that meets the goal; a current config's whole
-                // sweep (its highest step is the finding's risk).
-                let listed = matches!(db.vus, storlab_workload::database::Vus::List(_));
-                let mut owned: Vec<Value> = Vec::new();
-                if whole_sweep || !listed {
-                    owned = sim(&text)?;
-                } else {
-                    let mut vus = screen::vu_steps(db);
-                    vus.sort_unstable();
-                    // A count whose own bound is under the goal cannot meet
-                    // it: no run is spent on it (the screen's bound holds at
-                    // each count, as it does for the best).
-                    let want_tps = g.nopm.map(|n| n / 60.0 / db.profile.nopm_per_txn.max(1e-9)).or(g.tpm.map(|t| t / 60.0)).unwrap_or(0.0);
-                    let hopeless: std::collections::HashSet<u32> = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region))
-                        .map(|dep| {
-                            let empty = (g.start_pct() <= 0.0).then(|| screen::empty_bucket_scale(db, true));
-                            screen::database_steps(self.cat, &dep, db, empty)
-                                .into_iter()
-                                .filter(|(_, x, _)| *x < want_tps * (1.0 - GOAL_TOLERANCE))
-                                .map(|(n, _, _)| n)
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let last = vus.last().copied();
-                    for v in vus {
-                        // The highest count always runs: a miss then shows
-                        // what the simulator gives at its best.
-                        if hopeless.contains(&v) && Some(v) != last {
-                            continue;
-                        }
-                        let mut wl = self.q.workload.clone().unwrap_or_default();
-                        let mut quick = None;
-                        if let Some(toml::Value::Table(d)) = wl.get_mut("database") {
-                            d.insert("vus".into(), toml::Value::Array(vec![toml::Value::Integer(i64::from(v))]));
-                            // A first look: a short window, to drop a step
-                            // that falls well short before the whole run.
-                            if db.duration_s > QUICK_WINDOW_S * 2.0 {
-                                let mut q = d.clone();
-                                q.insert("duration_s".into(), toml::Value::Float(QUICK_WINDOW_S));
-                                q.insert("steady_state".into(), toml::Value::Boolean(false));
-                                let mut w = wl.clone();
-                                w.insert("database".into(), toml::Value::Table(q));
-                                quick = Some(w);
-                            }
-                        }
-                        if let Some(w) = quick {
-                            let first = sim(&scenario_with(self.q, Some(w), self.region, name, c))?;
-                            let short = first.first().is_some_and(|s| {
-                                let m = num(s, self.goal_metric()).unwrap_or(0.0);
-                                m < g.nopm.or(g.tpm).unwrap_or(0.0) * (1.0 - QUICK_MARGIN)
-                            });
-                            if short {
-                                owned.extend(first);
-                                continue;
-                            }
-                        }
-                        let step = sim(&scenario_with(self.q, Some(wl), self.region, name, c))?;
-                        let met = step.first().is_some_and(|s| check(s).is_none());
-                        owned.extend(step);
-                        if met || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                    }
-                }
-                let steps: Vec<&Value> = owned.iter().collect();
-                // The fewest users that meet the goal; else the best step.
-                let metric = self.goal_metric();
-                let pick = steps.iter().find(|s| check(s).is_none()).or_else(|| {
-                    steps.iter().max_by(|a, b| {
-                        num(a, metric)
-                            .unwrap_or(0.0)
-                            .total_cmp(&num(b, metric).unwrap_or(0.0))
-                    })
-                });
-                let highest = steps.iter().filter_map(|s| num(s, metric)).fold(0.0, f64::max);
-                let want = g.nopm.or(g.tpm).unwrap_or(0.0);
-                out.load = (highest > 0.0).then(|| want / highest);
-                if let Some(s) = pick {
-                    out.nopm = num(s, "nopm");
-                    out.tpm = num(s, "tpm");
-                    out.vus = s.get("vus").and_then(Value::as_u64).map(|x| x as u32);
-                    // An unlimited burstable host bills its surplus CPU
-                    // credits at this load: part of what it costs.
-                    if let Some(extra) = num(s, "surplus_credits_usd_month").filter(|e| *e > 0.0) {
-                        out.monthly_cost_usd = ((cost + extra) * 100.0).round() / 100.0;
-                        out.warnings.push(format!("CPU credits {}", s.get("cpu_credits").and_then(Value::as_str).unwrap_or("unlimited: surplus billed")));
-                    }
-                    out.p99_ms = s
-                        .pointer(&format!("/txn/{txn}/lat_p99_us"))
-                        .and_then(Value::as_f64)
-                        .map(|u| u / 1e3);
-                    out.binding = s
-                        .get("binding")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    out.usd_per_1000_tpm =
-                        out.tpm.filter(|t| *t > 0.0).map(|t| out.monthly_cost_usd / (t / 1000.0));
-                    out.misses = check(s);
-                    let start = g.start_pct();
-                    let hours = g.hours();
-                    if start <= 0.0 {
-                        out.sustained = Some(format!("from empty credit buckets: the figures spend no credit, so they hold for {hours} h"));
-                    } else if out.misses.is_none() {
-                        // The credits at this step's rate, from the balances
-                        // the run left: a bucket that fell from `start` to
-                        // `low` % in `t` s lasts start / (start − low) × t.
-                        let vus = out.vus.unwrap_or(0);
-                        let lasts = credits_last_s(&series.borrow(), vus, start);
-                        match lasts {
-                            Some((t, what)) if t < hours * 3600.0 => {
-                                // What is left once they are spent: the same
-                                // step from empty buckets.
-                                let mut wl = self.q.workload.clone().unwrap_or_default();
-                                if let Some(toml::Value::Table(d)) = wl.get_mut("database") {
-                                    d.insert("vus".into(), toml::Value::Array(vec![toml::Value::Integer(i64::from(vus))]));
-                                }
-                                let after = sim(&scenario_from(self.q, Some(wl), self.region, name, c, toml::Value::String("empty".into())))?;
-                                let then = after.first();
-                                let left = then.and_then(|a| num(a, metric)).unwrap_or(0.0);
-                                let unit = if metric == "nopm" { "NOPM" } else { "TPM" };
-                                let had = num(s, metric).unwrap_or(0.0);
-                                let n = storlab_workload::health::thousands;
-                                if then.is_some_and(|a| check(a).is_none()) {
-                                    out.sustained = Some(format!("{what} lasts {:.0} min at this load; then it gives {} {unit}, still the goal", t / 60.0, n(left)));
-                                } else {
-                                    let miss = format!("meets {} {unit} for {:.0} min ({what} spent), then {} — not for {hours} h", n(want), t / 60.0, n(left));
-                                    out.sustained = Some(format!("{} {unit} for {:.0} min from {start}% buckets, then {}: {}", n(had), t / 60.0, n(left),
-                                        then.and_then(|a| a.get("binding")).and_then(Value::as_str).unwrap_or("")));
-                                    out.misses = Some(miss);
-                                }
-                            }
-                            Some((t, what)) => out.sustained = Some(format!("{what} lasts {:.1} h at this load, past the goal's {hours} h", t / 3600.0)),
-                            None => out.sustained = Some(format!("from {start}% buckets: no credit balance fell at this load, so it holds for {hours} h")),
-                        }
-                    }
-                } else {
-                    out.misses = Some("the simulator returned no step".into());
-                }
-                let said = said.into_inner();
-                out.warnings.extend(said.warnings);
-                out.unverified = said.unverified;
-            }
-            Kind::Io(wl) => {
-                if let Ok(dep) = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region)) {
-                    let mut load: f64 = 0.0;
-                    for j in &wl.jobs {
-                        let b = screen::io_job(self.cat, &dep, j);
-                        let (iops, mb_s, _) = self.job_goal(&j.name);
-                        let cap_mb_s = b.cap_iops * j.bs_bytes as f64 / 1e6;
-                        for (w, cap) in [(iops, b.cap_iops), (mb_s, cap_mb_s)] {
-                            if let (Some(w), true) = (w, cap > 0.0) {
-                                load = load.max(w / cap);
-                            }
-                        }
-                    }
-                    out.load = (load > 0.0).then_some(load);
-                }
-                let rec = storlab_sim::simulate(
-                    self.cat,
-                    self.file,
-                    &text,
-                    self.dir,
-                    None,
-                    &overrides,
-                    &mut progress,
-                )?
-                .into_record();
-                let v = serde_json::to_value(&rec).unwrap_or(Value::Null);
-                let mut said = Said::default();
-                said.absorb(&v);
-                out.warnings = said.warnings;
-                out.unverified = said.unverified;
-                let mut worst: Option<(f64, &Value)> = None;
-                for r in v
-                    .get("results")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    let job = r.get("job").and_then(Value::as_str).unwrap_or("");
-                    let (iops, mb_s, p99) = self.job_goal(job);
-                    let have_iops = num(r, "iops").unwrap_or(0.0);
-                    let have_mb_s = num(r, "bw_bytes_s").unwrap_or(0.0) / 1e6;
-                    let have_p99 = num(r, "lat_p99_us").unwrap_or(0.0) / 1e3;
-                    let mut share = f64::INFINITY;
-                    if let Some(w) = iops {
-                        share = share.min(have_iops / w);
-                        if have_iops < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
-                            out.misses = Some(format!("job {job}: {have_iops:.0} IOPS < {w:.0}"));
-                        }
-                    }
-                    if let Some(w) = mb_s {
-                        share = share.min(have_mb_s / w);
-                        if have_mb_s < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
-                            out.misses = Some(format!("job {job}: {have_mb_s:.1} MB/s < {w}"));
-                        }
-                    }
-                    if let Some(w) = p99 {
-                        if have_p99 > w && out.misses.is_none() {
-                            out.misses = Some(format!("job {job}: p99 {have_p99:.2} ms > {w} ms"));
-                        }
-                    }
-                    if (iops.is_some() || mb_s.is_some() || p99.is_some())
-                        && worst.map_or(true, |(s, _)| share < s)
-                    {
-                        worst = Some((share, r));
-                    }
-                }
-                if let Some((_, r)) = worst {
-                    out.iops = num(r, "iops");
-                    out.bw_bytes_s = num(r, "bw_bytes_s");
-                    out.p99_ms = num(r, "lat_p99_us").map(|u| u / 1e3);
-                    out.binding = r
-                        .get("binding")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                }
-            }
+            Kind::Db(db) => self.verify_db(db, &mut out, whole_sweep)?,
+            Kind::Io(wl) => self.verify_io(wl, &mut out)?,
         }
-        if let (Some(max), None) = (g.max_usd_month, &out.misses) {
+        if let (Some(max), None) = (self.q.goal.max_usd_month, &out.misses) {
             if cost > max {
                 out.misses = Some(format!("${cost:.0} a month > ${max:.0}"));
             }
         }
-        out.meets_goal = out.misses.is_none() && !rec_interrupted(stop);
+        out.meets_goal = out.misses.is_none() && !rec_interrupted(self.stop);
         Ok(out)
     }
+
+    /// What a step misses of the goal, in words; None where it meets it.
+    fn step_misses(&self, s: &Step) -> Option<String> {
+        let g = &self.q.goal;
+        if let (Some(w), Some(h)) = (g.nopm, s.nopm) {
+            if h < w * (1.0 - GOAL_TOLERANCE) {
+                return Some(format!("NOPM {h:.0} < {w:.0}"));
+            }
+        }
+        if let (Some(w), Some(h)) = (g.tpm, s.tpm) {
+            if h < w * (1.0 - GOAL_TOLERANCE) {
+                return Some(format!("TPM {h:.0} < {w:.0}"));
+            }
+        }
+        if let (Some(w), Some(h)) = (g.p99_ms, s.p99_ms) {
+            if h > w {
+                return Some(format!("{} p99 {h:.1} ms > {w} ms", s.txn));
+            }
+        }
+        None
+    }
+
+    /// A candidate's VU counts one at a time, fewest first, up to the first
+    /// that meets the goal; a current config's whole sweep (its highest
+    /// step is the finding's risk). Returns the steps and the credit
+    /// balances their runs left.
+    fn db_steps(&self, db: &Database, name: &str, c: &ConfigSpec, whole_sweep: bool, said: &mut Said) -> Result<(Vec<Step>, Vec<Series>), AdviseError> {
+        let g = &self.q.goal;
+        let txn = main_txn(db);
+        let start = self.goal_start()?;
+        let (mut steps, mut series) = (Vec::new(), Vec::new());
+        let mut take = |rec: RunRecord, steps: &mut Vec<Step>| -> Vec<Step> {
+            said.absorb(&rec);
+            series.extend(rec.series.into_iter().filter(is_balance));
+            let got: Vec<Step> = rec.results.iter().filter_map(|r| Step::of(r, &txn)).collect();
+            steps.extend(got.iter().cloned());
+            got
+        };
+        let listed = matches!(db.vus, storlab_workload::database::Vus::List(_));
+        if whole_sweep || !listed {
+            let rec = self.run_db(name, c, db.clone(), start)?;
+            take(rec, &mut steps);
+            return Ok((steps, series));
+        }
+        let mut vus = screen::vu_steps(db);
+        vus.sort_unstable();
+        // A count whose own bound is under the goal cannot meet it: no run
+        // is spent on it (the screen's bound holds at each count, as it
+        // does for the best).
+        let want_tps = g.nopm.map(|n| n / 60.0 / db.profile.nopm_per_txn.max(1e-9)).or(g.tpm.map(|t| t / 60.0)).unwrap_or(0.0);
+        let hopeless: std::collections::HashSet<u32> = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region))
+            .map(|dep| {
+                let empty = (g.start_pct() <= 0.0).then(|| screen::empty_bucket_scale(db, true));
+                screen::database_steps(self.cat, &dep, db, empty).into_iter().filter(|(_, x, _)| *x < want_tps * (1.0 - GOAL_TOLERANCE)).map(|(n, _, _)| n).collect()
+            })
+            .unwrap_or_default();
+        let last = vus.last().copied();
+        let want = g.nopm.or(g.tpm).unwrap_or(0.0);
+        for v in vus {
+            // The highest count always runs: a miss then shows what the
+            // simulator gives at its best.
+            if hopeless.contains(&v) && Some(v) != last {
+                continue;
+            }
+            let mut one = db.clone();
+            one.vus = storlab_workload::database::Vus::List(vec![v]);
+            // A first look: a short window, to drop a step that falls well
+            // short before the whole run.
+            if db.duration_s > QUICK_WINDOW_S * 2.0 {
+                let mut quick = one.clone();
+                quick.duration_s = QUICK_WINDOW_S;
+                let mut first = Vec::new();
+                take(self.run_db(name, c, quick, start)?, &mut first);
+                let short = first.first().is_some_and(|s| s.metric(self.goal_metric()).unwrap_or(0.0) < want * (1.0 - QUICK_MARGIN));
+                if short {
+                    steps.extend(first);
+                    continue;
+                }
+            }
+            let got = take(self.run_db(name, c, one, start)?, &mut steps);
+            let met = got.first().is_some_and(|s| self.step_misses(s).is_none());
+            if met || self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        Ok((steps, series))
+    }
+
+    fn verify_db(&self, db: &Database, out: &mut Outcome, whole_sweep: bool) -> Result<(), AdviseError> {
+        let g = &self.q.goal;
+        let (name, c, cost) = (out.name.clone(), out.config.clone(), out.monthly_cost_usd);
+        let mut said = Said::default();
+        let (steps, series) = self.db_steps(db, &name, &c, whole_sweep, &mut said)?;
+        // The fewest users that meet the goal; else the best step.
+        let metric = self.goal_metric();
+        let pick = steps.iter().find(|s| self.step_misses(s).is_none()).or_else(|| steps.iter().max_by(|a, b| a.metric(metric).unwrap_or(0.0).total_cmp(&b.metric(metric).unwrap_or(0.0))));
+        let highest = steps.iter().filter_map(|s| s.metric(metric)).fold(0.0, f64::max);
+        let want = g.nopm.or(g.tpm).unwrap_or(0.0);
+        out.load = (highest > 0.0).then(|| want / highest);
+        let Some(s) = pick else {
+            out.misses = Some("the simulator returned no step".into());
+            out.warnings.extend(said.warnings);
+            out.unverified = said.unverified;
+            return Ok(());
+        };
+        out.nopm = s.nopm;
+        out.tpm = s.tpm;
+        out.vus = Some(s.vus);
+        // An unlimited burstable host bills its surplus CPU credits at this
+        // load: part of what it costs.
+        if let Some(extra) = s.surplus_usd_month.filter(|e| *e > 0.0) {
+            out.monthly_cost_usd = ((cost + extra) * 100.0).round() / 100.0;
+            out.warnings.push(format!("CPU credits {}", s.cpu_credits.as_deref().unwrap_or("unlimited: surplus billed")));
+        }
+        out.p99_ms = s.p99_ms;
+        out.binding = s.binding.clone();
+        out.usd_per_1000_tpm = out.tpm.filter(|t| *t > 0.0).map(|t| out.monthly_cost_usd / (t / 1000.0));
+        out.misses = self.step_misses(s);
+        let start = g.start_pct();
+        let hours = g.hours();
+        if start <= 0.0 {
+            out.sustained = Some(format!("from empty credit buckets: the figures spend no credit, so they hold for {hours} h"));
+        } else if out.misses.is_none() {
+            self.sustain(db, out, s, &series, &mut said)?;
+        }
+        out.warnings.extend(said.warnings);
+        out.unverified = said.unverified;
+        Ok(())
+    }
+
+    /// How long a step that meets the goal from part-full buckets holds:
+    /// the credits at its rate, from the balances the run left (a bucket
+    /// that fell from `start` to `low` % in `t` s lasts start / (start −
+    /// low) × t), and what the same step gives once they are spent.
+    fn sustain(&self, db: &Database, out: &mut Outcome, s: &Step, series: &[Series], said: &mut Said) -> Result<(), AdviseError> {
+        let g = &self.q.goal;
+        let (start, hours, metric) = (g.start_pct(), g.hours(), self.goal_metric());
+        let want = g.nopm.or(g.tpm).unwrap_or(0.0);
+        match credits_last_s(series, s.vus, start) {
+            Some((t, what)) if t < hours * 3600.0 => {
+                // What is left once they are spent: the same step from
+                // empty buckets.
+                let mut one = db.clone();
+                one.vus = storlab_workload::database::Vus::List(vec![s.vus]);
+                let after = self.run_db(&out.name, &out.config.clone(), one, Some(0.0))?;
+                said.absorb(&after);
+                let txn = main_txn(db);
+                let then = after.results.iter().find_map(|r| Step::of(r, &txn));
+                let left = then.as_ref().and_then(|a| a.metric(metric)).unwrap_or(0.0);
+                let unit = if metric == "nopm" { "NOPM" } else { "TPM" };
+                let had = s.metric(metric).unwrap_or(0.0);
+                let n = storlab_workload::health::thousands;
+                if then.as_ref().is_some_and(|a| self.step_misses(a).is_none()) {
+                    out.sustained = Some(format!("{what} lasts {:.0} min at this load; then it gives {} {unit}, still the goal", t / 60.0, n(left)));
+                } else {
+                    let miss = format!("meets {} {unit} for {:.0} min ({what} spent), then {} — not for {hours} h", n(want), t / 60.0, n(left));
+                    out.sustained = Some(format!("{} {unit} for {:.0} min from {start}% buckets, then {}: {}", n(had), t / 60.0, n(left), then.as_ref().map_or("", |a| a.binding.as_str())));
+                    out.misses = Some(miss);
+                }
+            }
+            Some((t, what)) => out.sustained = Some(format!("{what} lasts {:.1} h at this load, past the goal's {hours} h", t / 3600.0)),
+            None => out.sustained = Some(format!("from {start}% buckets: no credit balance fell at this load, so it holds for {hours} h")),
+        }
+        Ok(())
+    }
+
+    fn verify_io(&self, wl: &Workload, out: &mut Outcome) -> Result<(), AdviseError> {
+        let (name, c) = (out.name.clone(), out.config.clone());
+        if let Ok(dep) = storlab_model::deployment::resolve(self.cat, self.file, &name, &c, Some(self.region)) {
+            let mut load: f64 = 0.0;
+            for j in &wl.jobs {
+                let b = screen::io_job(self.cat, &dep, j);
+                let (iops, mb_s, _) = self.job_goal(&j.name);
+                let cap_mb_s = b.cap_iops * j.bs_bytes as f64 / 1e6;
+                for (w, cap) in [(iops, b.cap_iops), (mb_s, cap_mb_s)] {
+                    if let (Some(w), true) = (w, cap > 0.0) {
+                        load = load.max(w / cap);
+                    }
+                }
+            }
+            out.load = (load > 0.0).then_some(load);
+        }
+        let dep = self.deployment(&name, &c, self.goal_start()?)?;
+        let sc = storlab_sim::Scenario::io(self.cat, self.file, None, vec![dep], wl.clone(), None)?;
+        let rec = self.run(&sc)?;
+        let mut said = Said::default();
+        said.absorb(&rec);
+        out.warnings = said.warnings;
+        out.unverified = said.unverified;
+        let mut worst: Option<(f64, &storlab_record::JobResult)> = None;
+        for r in &rec.results {
+            let job = r.job.as_str();
+            let (iops, mb_s, p99) = self.job_goal(job);
+            let (have_iops, have_mb_s, have_p99) = r.io.as_ref().map_or((0.0, 0.0, 0.0), |io| (io.iops, io.bw_bytes_s / 1e6, io.latency.lat_p99_us / 1e3));
+            let mut share = f64::INFINITY;
+            if let Some(w) = iops {
+                share = share.min(have_iops / w);
+                if have_iops < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
+                    out.misses = Some(format!("job {job}: {have_iops:.0} IOPS < {w:.0}"));
+                }
+            }
+            if let Some(w) = mb_s {
+                share = share.min(have_mb_s / w);
+                if have_mb_s < w * (1.0 - GOAL_TOLERANCE) && out.misses.is_none() {
+                    out.misses = Some(format!("job {job}: {have_mb_s:.1} MB/s < {w}"));
+                }
+            }
+            if let Some(w) = p99 {
+                if have_p99 > w && out.misses.is_none() {
+                    out.misses = Some(format!("job {job}: p99 {have_p99:.2} ms > {w} ms"));
+                }
+            }
+            if (iops.is_some() || mb_s.is_some() || p99.is_some()) && worst.map_or(true, |(s, _)| share < s) {
+                worst = Some((share, r));
+            }
+        }
+        if let Some((_, r)) = worst {
+            let io = r.io.as_ref();
+            out.iops = io.map(|i| i.iops);
+            out.bw_bytes_s = io.map(|i| i.bw_bytes_s);
+            out.p99_ms = io.map(|i| i.latency.lat_p99_us / 1e3);
+            out.binding = r.binding.clone();
+        }
+        Ok(())
+    }
+}
+
+/// What the search made of the candidates, for `--explain`.
+struct Searched<'a> {
+    candidates: &'a [Candidate],
+    screened: &'a [Option<Screen>],
+    ranked: &'a [Ranked],
+    passing: &'a [&'a Ranked],
+    recs: &'a [Outcome],
+    failures: &'a [Outcome],
 }
 
 /// Each candidate on hosts matching `pattern`, cheapest first, with its
 /// fate in the search.
-#[allow(clippy::too_many_arguments)]
-fn explain(
-    pattern: &str,
-    candidates: &[Candidate],
-    screened: &[Option<Screen>],
-    ranked: &[(usize, f64, f64, String)],
-    passing: &[&(usize, f64, f64, String)],
-    recs: &[Outcome],
-    failures: &[Outcome],
-    ctx: &Ctx,
-    max_cost: f64,
-    kind: &Kind,
-    q: &AdviseFile,
-    interrupted: bool,
-) -> Vec<Explained> {
+fn explain(pattern: &str, searched: &Searched, ctx: &Ctx, max_cost: f64, interrupted: bool) -> Vec<Explained> {
+    let Searched { candidates, screened, ranked, passing, recs, failures } = *searched;
+    let (kind, q) = (ctx.kind, ctx.q);
     let wanted = |host: &str| pattern.split(',').any(|p| space::glob(p.trim(), host));
     let ran: std::collections::HashMap<&str, &Outcome> = recs.iter().chain(failures).map(|o| (o.name.as_str(), o)).collect();
     let passed: std::collections::HashSet<usize> = passing.iter().map(|r| r.0).collect();
@@ -896,11 +889,11 @@ struct Said {
 }
 
 impl Said {
-    fn absorb(&mut self, rec: &Value) {
-        for (key, into) in [("warnings", &mut self.warnings), ("unverified", &mut self.unverified)] {
-            for w in rec.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-                if !into.iter().any(|x| x == w) {
-                    into.push(w.to_string());
+    fn absorb(&mut self, rec: &RunRecord) {
+        for (from, into) in [(&rec.warnings, &mut self.warnings), (&rec.unverified, &mut self.unverified)] {
+            for w in from {
+                if !into.contains(w) {
+                    into.push(w.clone());
                 }
             }
         }
@@ -909,9 +902,9 @@ impl Said {
 
 /// A credit balance series of a simulated record (`BurstBalance`,
 /// `EBSIOBalance%`, …, in percent).
-fn is_balance(s: &Value) -> bool {
-    let m = s.get("metric").and_then(Value::as_str).unwrap_or("");
-    m == "CPUCreditBalance" || s.get("unit").and_then(Value::as_str) == Some("Percent") && (m == "BurstBalance" || m.ends_with("Balance%") || m.ends_with("Balance"))
+fn is_balance(s: &Series) -> bool {
+    let m = s.metric.as_str();
+    m == "CPUCreditBalance" || s.unit == "Percent" && (m == "BurstBalance" || m.ends_with("Balance%") || m.ends_with("Balance"))
 }
 
 /// How long the credits last at a step of `vus` users that started at
@@ -920,20 +913,19 @@ fn is_balance(s: &Value) -> bool {
 /// `start` to its lowest value `low` in `t` seconds (t: the end of the
 /// period it was lowest in), so at that rate it lasts start × t / (start −
 /// low). None: no balance fell.
-fn credits_last_s(series: &[Value], vus: u32, start: f64) -> Option<(f64, String)> {
+fn credits_last_s(series: &[Series], vus: u32, start: f64) -> Option<(f64, String)> {
     let suffix = format!(" {vus} VUs");
     let mut best: Option<(f64, String)> = None;
     for s in series {
-        let res = s.get("resource").and_then(Value::as_str).unwrap_or("");
+        let res = s.resource.as_str();
         if !res.ends_with(&suffix) {
             continue;
         }
-        let period = s.get("period_s").and_then(Value::as_f64).unwrap_or(0.0);
-        let vals: Vec<f64> = s.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_f64).collect();
+        let (period, vals) = (s.period_s, &s.values);
         let Some((i, low)) = vals.iter().copied().enumerate().min_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
         // A balance in credits (CPUCreditBalance): its start is the first
         // period's value plus a period of the fall to the lowest.
-        let start = if s.get("unit").and_then(Value::as_str) == Some("Count") {
+        let start = if s.unit == "Count" {
             let first = vals[0];
             if i == 0 || first <= low {
                 continue;
@@ -949,7 +941,7 @@ fn credits_last_s(series: &[Value], vus: u32, start: f64) -> Option<(f64, String
         }
         let t = period * (i + 1) as f64;
         let lasts = if low <= 0.01 { t } else { start * t / fell };
-        let what = format!("{} {}", res.trim_end_matches(&suffix), s.get("metric").and_then(Value::as_str).unwrap_or(""));
+        let what = format!("{} {}", res.trim_end_matches(&suffix), s.metric);
         if best.as_ref().is_none_or(|b| lasts < b.0) {
             best = Some((lasts, what));
         }
@@ -1046,12 +1038,10 @@ struct Prepared<'a> {
 }
 
 impl Prepared<'_> {
-    fn ctx<'b>(&'b self, file: &'b str, dir: &'b Path, profiles_dir: &'b Path, stop: &'b AtomicBool) -> Ctx<'b> {
+    fn ctx<'b>(&'b self, file: &'b str, stop: &'b AtomicBool) -> Ctx<'b> {
         Ctx {
             cat: self.dated.as_ref().unwrap_or(self.base),
             file,
-            dir,
-            profiles_dir,
             q: &self.q,
             region: &self.region,
             kind: &self.kind,
@@ -1060,14 +1050,8 @@ impl Prepared<'_> {
     }
 }
 
-fn prepare<'a>(
-    base: &'a Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    demand: Option<&question::MeasuredDemand>,
-) -> Result<Prepared<'a>, AdviseError> {
+fn prepare<'a>(base: &'a Catalog, question: Question, demand: Option<&question::MeasuredDemand>) -> Result<Prepared<'a>, AdviseError> {
+    let Question { file, text, dir, profiles_dir } = question;
     let mut q = AdviseFile::parse(file, text)?;
     if let Some(d) = demand {
         q.with_demand(file, d)?;
@@ -1136,284 +1120,130 @@ fn prepare<'a>(
     Ok(Prepared { base, dated, q, region, kind })
 }
 
-/// Answers the question in `text` (`file` names it in messages; `dir` is
-/// its folder, `profiles_dir` the shipped database profiles). `progress`
-/// gets (done, total) simulations; `stop` set ends the search with what it
-/// has, marked interrupted.
-#[allow(clippy::too_many_arguments)]
-pub fn advise(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    opts: &Options,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<Advice, AdviseError> {
-    advise_on(cat, file, text, dir, profiles_dir, opts, stop, progress, None)
+/// A question as the user wrote it: its file's name (for messages), its
+/// text, its folder (for the files it names) and the folder of the shipped
+/// database profiles.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    pub file: &'a str,
+    pub text: &'a str,
+    pub dir: &'a Path,
+    pub profiles_dir: &'a Path,
+}
+
+/// Answers the question. `progress` gets (done, total) simulations; `stop`
+/// set ends the search with what it has, marked interrupted.
+pub fn advise(cat: &Catalog, question: Question, opts: &Options, stop: &AtomicBool, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<Advice, AdviseError> {
+    advise_on(cat, question, opts, stop, progress, None)
 }
 
 /// [`advise`], with the screen and the simulations run by `remote` (a
 /// cluster) when given: the same answer, the search's order kept.
-#[allow(clippy::too_many_arguments)]
-pub fn advise_on(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    opts: &Options,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(u64, u64) + Sync),
-    remote: Option<&dyn Remote>,
-) -> Result<Advice, AdviseError> {
-    let prepared = prepare(cat, file, text, dir, profiles_dir, opts.demand.as_ref())?;
+pub fn advise_on(cat: &Catalog, question: Question, opts: &Options, stop: &AtomicBool, progress: &(dyn Fn(u64, u64) + Sync), remote: Option<&dyn Remote>) -> Result<Advice, AdviseError> {
+    let file = question.file;
+    let prepared = prepare(cat, question, opts.demand.as_ref())?;
     // A suspect profile is refused here, once; the simulations that follow
     // (here or on a cluster's workers) take the answer as given.
     let suspect = match &prepared.kind {
         Kind::Db(db) => db.check_health(file, opts.accept_suspect || db.accept_suspect)?,
         Kind::Io(_) => Vec::new(),
     };
-    let ctx = prepared.ctx(file, dir, profiles_dir, stop);
-    let (cat, q, kind) = (ctx.cat, ctx.q, ctx.kind);
+    let ctx = prepared.ctx(file, stop);
+    let (q, kind) = (ctx.q, ctx.kind);
     let region = prepared.region.clone();
-
-    // What the goal asks of a pool, to size the candidates.
-    let demand_for = |h: &storlab_model::catalog::HostSpec| -> space::Demand {
-        match &kind {
-            Kind::Db(db) => {
-                let d = screen::txn_demand(db, h.memory_gib.as_ref().map_or(0.0, |m| m.value));
-                let per_min = q
-                    .goal
-                    .nopm
-                    .map(|n| n / db.profile.nopm_per_txn.max(1e-9))
-                    .or(q.goal.tpm)
-                    .unwrap_or(0.0);
-                let tps = per_min / 60.0;
-                let iops = tps * (d.reads + d.dirtied);
-                space::Demand {
-                    gib: db.profile.data_bytes(db.scale) / (1u64 << 30) as f64,
-                    iops,
-                    mb_s: iops * d.page_bytes / 1e6 + tps * d.wal_bytes / 1e6,
-                }
-            }
-            Kind::Io(wl) => {
-                let job_gib = wl.jobs.iter().map(|j| j.size_bytes as f64).fold(0.0, f64::max) / (1u64 << 30) as f64;
-                let mut d = space::Demand { gib: q.space.capacity_gib.unwrap_or(job_gib), ..Default::default() };
-                for j in &wl.jobs {
-                    let (iops, mb_s, _) = ctx.job_goal(&j.name);
-                    let iops = iops
-                        .unwrap_or(0.0)
-                        .max(mb_s.unwrap_or(0.0) * 1e6 / j.bs_bytes.max(1) as f64);
-                    d.iops = d.iops.max(iops);
-                    d.mb_s = d.mb_s.max(iops * j.bs_bytes as f64 / 1e6);
-                }
-                d
-            }
-        }
-    };
-    let generated = space::generate(
-        cat,
-        file,
-        &q,
-        &region,
-        matches!(kind, Kind::Db(_)),
-        &demand_for,
-    );
+    let generated = space::generate(ctx.cat, file, q, &region, matches!(kind, Kind::Db(_)), &|h| ctx.demand(h));
+    let candidates = &generated.candidates;
     let mut counts = SpaceCounts {
         region: region.clone(),
         license: q.space.license.clone().unwrap_or_else(|| "linux".into()),
         hosts: generated.hosts.len(),
         devices: generated.devices.len(),
-        candidates: generated.candidates.len(),
+        candidates: candidates.len(),
         refused: generated.refused.clone(),
         ..Default::default()
     };
-    let mut warnings = suspect;
-
-    // The screen, on every core (or a cluster's): bound and monthly cost of
-    // each candidate.
-    let mut unscreened = 0;
-    let screened: Vec<Option<Screen>> = match remote {
-        None => parallel(&generated.candidates, opts.threads, &|c: &Candidate| ctx.screen_one(c)),
-        Some(r) => {
-            let mut out = Vec::with_capacity(generated.candidates.len());
-            for part in generated.candidates.chunks(r.screen_batch().max(256) * r.width().max(1)) {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                out.extend(r.screen(part)?);
-            }
-            unscreened = generated.candidates.len() - out.len();
-            out.resize(generated.candidates.len(), None);
-            out
-        }
-    };
-    if unscreened > 0 {
-        counts.refused.insert("not screened: the search was interrupted".into(), unscreened as u64);
-        counts.candidates -= unscreened;
-    }
-    let unpriced = screened.iter().filter(|s| s.is_none()).count() - unscreened;
-    if unpriced > 0 {
-        *counts
-            .refused
-            .entry("a component has no price in the catalog".into())
-            .or_default() += unpriced as u64;
-        counts.candidates -= unpriced;
-    }
-    let mut ranked: Vec<(usize, f64, f64, String)> = screened
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.as_ref().map(|s| (i, s.cost, s.bound, s.why.clone())))
-        .collect();
-    ranked.sort_by(|a, b| {
-        a.1.total_cmp(&b.1)
-            .then_with(|| b.2.total_cmp(&a.2))
-            .then_with(|| {
-                generated.candidates[a.0]
-                    .name
-                    .cmp(&generated.candidates[b.0].name)
-            })
-    });
+    let screened = ctx.screen_all(candidates, opts, remote, &mut counts)?;
+    let ranked = rank(&screened, candidates);
     let max_cost = q.goal.max_usd_month.unwrap_or(f64::INFINITY);
-    let passing: Vec<&(usize, f64, f64, String)> = ranked
-        .iter()
-        .filter(|r| ctx.screen_passes(r.2) && r.1 <= max_cost)
-        .collect();
+    let passes = |r: &Ranked| ctx.screen_passes(r.2) && r.1 <= max_cost;
+    let passing: Vec<&Ranked> = ranked.iter().filter(|r| passes(r)).collect();
     counts.screened = passing.len();
-    for r in ranked.iter().filter(|r| !(ctx.screen_passes(r.2) && r.1 <= max_cost)) {
+    for r in ranked.iter().filter(|r| !passes(r)) {
         let key = if r.1 > max_cost { "over the goal's max_usd_month".to_string() } else { format!("screen: {}", limit_kind(&r.3)) };
         *counts.screened_out.entry(key).or_default() += 1;
     }
-
-    // The front: cost against the screen's bound, each point the cheapest
-    // with more than every cheaper one.
-    let metric = ctx.goal_metric();
-    let mut front: Vec<Outcome> = Vec::new();
-    let mut best = f64::NEG_INFINITY;
-    for (i, cost, bound, why) in &ranked {
-        if *bound > best * 1.0001 {
-            best = *bound;
-            let c = &generated.candidates[*i];
-            front.push(screen_outcome(c, *cost, *bound, why, metric, &kind, &q));
-        }
-    }
-
-    // Verification: the survivors, cheapest first, in batches of one a
-    // thread, until `top` meet the goal.
-    let mut recs: Vec<Outcome> = Vec::new();
-    let mut failures: Vec<Outcome> = Vec::new();
-    let total = passing.len().min(opts.max_verified) as u64;
-    let mut done = 0u64;
-    let batch = remote.map_or(opts.threads, |r| r.width()).max(1) * 2;
-    let mut cursor = 0;
-    // Enough answers: `top` of them, none dearer than the next candidate's
-    // price. A burstable host's answer can cost more than its screen said
-    // (its surplus CPU credits at the goal's load), so a candidate the
-    // screen priced below it is still verified.
-    let enough = |recs: &[Outcome], next_cost: f64| {
-        recs.len() >= opts.top && {
-            let mut costs: Vec<f64> = recs.iter().map(|r| r.monthly_cost_usd).collect();
-            costs.sort_by(f64::total_cmp);
-            costs[opts.top - 1] <= next_cost
-        }
-    };
-    while !enough(&recs, passing.get(cursor).map_or(f64::INFINITY, |r| r.1))
-        && cursor < passing.len()
-        && (done as usize) < opts.max_verified
-        && !stop.load(Ordering::Relaxed)
-    {
-        let chunk: Vec<&(usize, f64, f64, String)> =
-            passing[cursor..(cursor + batch).min(passing.len())].to_vec();
-        cursor += chunk.len();
-        let outs = match remote {
-            None => parallel(&chunk, opts.threads, &|r: &&(usize, f64, f64, String)| {
-                let c = &generated.candidates[r.0];
-                ctx.verify(&c.name, &c.config, r.1, r.2, false)
-            }),
-            Some(rm) => {
-                let items: Vec<VerifyItem> = chunk
-                    .iter()
-                    .map(|r| VerifyItem { candidate: generated.candidates[r.0].clone(), cost: r.1, bound: r.2 })
-                    .collect();
-                rm.verify(&items)?.into_iter().map(Ok).collect()
-            }
-        };
-        for (o, r) in outs.into_iter().zip(&chunk) {
-            // Past the last answer needed, a batch's other outcomes are
-            // dropped: the advice is the same on any number of threads.
-            if enough(&recs, r.1) {
-                break;
-            }
-            let mut o = o?;
-            done += 1;
-            if o.meets_goal && o.monthly_cost_usd > max_cost {
-                o.meets_goal = false;
-                o.misses = Some(format!("${:.2} a month with its surplus CPU credits at this load, over the goal's max_usd_month", o.monthly_cost_usd));
-            }
-            if o.meets_goal {
-                // One a host, device kind and count: the cheapest; a larger
-                // size of the same is no new answer.
-                let key = shape(&o.config);
-                match recs.iter().position(|r| shape(&r.config) == key) {
-                    None => recs.push(o),
-                    Some(i) if o.monthly_cost_usd < recs[i].monthly_cost_usd => recs[i] = o,
-                    Some(_) => {}
-                }
-                recs.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
-                recs.truncate(opts.top);
-            } else if !stop.load(Ordering::Relaxed) {
-                failures.push(o);
-            }
-        }
-        progress(done, total);
-    }
-    counts.verified = done as usize;
+    let front = ctx.front(&ranked, candidates);
+    let (recs, failures, done) = ctx.search(&passing, candidates, opts, remote, progress)?;
+    counts.verified = done;
     let interrupted = stop.load(Ordering::Relaxed);
     let explained = match &opts.explain {
         None => Vec::new(),
-        Some(pattern) => explain(pattern, &generated.candidates, &screened, &ranked, &passing, &recs, &failures, &ctx, max_cost, &kind, &q, interrupted),
+        Some(pattern) => explain(pattern, &Searched { candidates, screened: &screened, ranked: &ranked, passing: &passing, recs: &recs, failures: &failures }, &ctx, max_cost, interrupted),
     };
     let cheapest = recs.first().map(|r| r.monthly_cost_usd);
-    // Cheaper candidates that failed: those the simulator ran, then the
-    // cheapest the screen ruled out.
-    let mut cheaper: Vec<Outcome> = failures
-        .into_iter()
-        .filter(|f| cheapest.map_or(true, |c| f.monthly_cost_usd < c))
-        .collect();
-    for (i, cost, bound, why) in ranked
-        .iter()
-        .filter(|r| !(ctx.screen_passes(r.2) && r.1 <= max_cost))
-    {
-        if cheaper.len() >= 10 || cheapest.is_some_and(|c| *cost >= c) {
-            break;
-        }
-        let mut o = screen_outcome(
-            &generated.candidates[*i],
-            *cost,
-            *bound,
-            why,
-            metric,
-            &kind,
-            &q,
-        );
-        o.misses = Some(if *cost > max_cost {
-            format!("${cost:.0} a month > ${max_cost:.0}")
-        } else {
-            match kind {
-                Kind::Io(_) => format!("screen: {why} ({} of the goal)", fmt_bound(*bound, &kind, &q)),
-                Kind::Db(_) => format!("screen: {} at most ({why})", fmt_bound(*bound, &kind, &q)),
-            }
-        });
-        cheaper.push(o);
+    let failed: Vec<&Ranked> = ranked.iter().filter(|r| !passes(r)).collect();
+    let cheaper = ctx.cheaper_failures(failures, &failed, candidates, cheapest, max_cost);
+    let mut warnings = suspect;
+    warnings.extend(said_once(&recs));
+    if recs.is_empty() && !interrupted {
+        warnings.push(ctx.no_answer(passing.len(), &counts, &front, &cheaper, opts));
     }
-    cheaper.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
-    cheaper.truncate(10);
-    // What simulate would say of each recommendation, once per line.
+    let findings = ctx.findings(&recs, cheapest, opts)?;
+    // What simulate would warn of for these configs, said once here too: a
+    // profile recorded on another engine than the configs name.
+    if let Kind::Db(db) = kind {
+        let mut said = std::collections::BTreeSet::new();
+        for o in recs.iter().chain(findings.iter().map(|f| &f.current)) {
+            if let Ok(dep) = storlab_model::deployment::resolve(ctx.cat, file, &o.name, &o.config, Some(&region)) {
+                if let Some(w) = storlab_sim::database::engine_mismatch(&dep, &db.profile) {
+                    said.insert(w);
+                }
+            }
+        }
+        warnings.extend(said);
+    }
+    let workload = match kind {
+        Kind::Db(db) => format!("{} at scale {} {}", db.profile.name, db.scale, db.profile.scale_unit),
+        Kind::Io(wl) => wl.source.clone(),
+    };
+    Ok(Advice {
+        schema_version: SCHEMA_VERSION,
+        kind: "storlab-advice",
+        title: q.title.clone(),
+        question: file.to_string(),
+        as_of: q.as_of.clone(),
+        workload,
+        goal: q.goal.clone(),
+        sustain: Sustain::of(&q.goal),
+        demand: opts.demand.clone(),
+        space: counts,
+        recommendations: recs.into_iter().enumerate().map(|(i, o)| Recommendation { rank: i + 1, outcome: o }).collect(),
+        front,
+        cheaper_failures: cheaper,
+        findings,
+        method: METHOD.to_string(),
+        warnings,
+        interrupted,
+        explained,
+    })
+}
+
+/// A screened candidate: its index, monthly cost, the screen's bound and
+/// what gives it.
+type Ranked = (usize, f64, f64, String);
+
+/// The priced candidates, cheapest first; of the same price, the higher
+/// bound, then the name.
+fn rank(screened: &[Option<Screen>], candidates: &[Candidate]) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = screened.iter().enumerate().filter_map(|(i, s)| s.as_ref().map(|s| (i, s.cost, s.bound, s.why.clone()))).collect();
+    ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.2.total_cmp(&a.2)).then_with(|| candidates[a.0].name.cmp(&candidates[b.0].name)));
+    ranked
+}
+
+/// The recommendations' warnings, the same of several (their names aside)
+/// said once with the others' ranks, and the figures no vendor confirms.
+fn said_once(recs: &[Outcome]) -> Vec<String> {
     let mut unconfirmed: Vec<String> = Vec::new();
-    // The same warning of several (their names aside) is said once, with
-    // the others' ranks.
     let mut said: IndexMap<String, (String, Vec<usize>)> = IndexMap::new();
     for (i, r) in recs.iter().enumerate() {
         for w in &r.warnings {
@@ -1428,17 +1258,195 @@ pub fn advise_on(
             }
         }
     }
-    for (_, (line, also)) in said {
-        let ranks: Vec<String> = also.iter().map(|r| format!("#{r}")).collect();
-        warnings.push(if ranks.is_empty() { line } else { format!("{line} (the same of {})", ranks.join(", ")) });
-    }
+    let mut out: Vec<String> = said
+        .into_values()
+        .map(|(line, also)| {
+            let ranks: Vec<String> = also.iter().map(|r| format!("#{r}")).collect();
+            if ranks.is_empty() {
+                line
+            } else {
+                format!("{line} (the same of {})", ranks.join(", "))
+            }
+        })
+        .collect();
     if !unconfirmed.is_empty() {
-        warnings.push(format!("not confirmed by a vendor source, in the recommendations' figures: {}", unconfirmed.join("; ")));
+        out.push(format!("not confirmed by a vendor source, in the recommendations' figures: {}", unconfirmed.join("; ")));
     }
-    if recs.is_empty() && !interrupted {
-        warnings.push(match (passing.len(), counts.candidates) {
+    out
+}
+
+impl Ctx<'_> {
+    /// What the goal asks of a pool on host `h`, to size the candidates.
+    fn demand(&self, h: &storlab_model::catalog::HostSpec) -> space::Demand {
+        let q = self.q;
+        match self.kind {
+            Kind::Db(db) => {
+                let d = screen::txn_demand(db, h.memory_gib.as_ref().map_or(0.0, |m| m.value));
+                let per_min = q.goal.nopm.map(|n| n / db.profile.nopm_per_txn.max(1e-9)).or(q.goal.tpm).unwrap_or(0.0);
+                let tps = per_min / 60.0;
+                let iops = tps * (d.reads + d.dirtied);
+                space::Demand { gib: db.profile.data_bytes(db.scale) / (1u64 << 30) as f64, iops, mb_s: iops * d.page_bytes / 1e6 + tps * d.wal_bytes / 1e6 }
+            }
+            Kind::Io(wl) => {
+                let job_gib = wl.jobs.iter().map(|j| j.size_bytes as f64).fold(0.0, f64::max) / (1u64 << 30) as f64;
+                let mut d = space::Demand { gib: q.space.capacity_gib.unwrap_or(job_gib), ..Default::default() };
+                for j in &wl.jobs {
+                    let (iops, mb_s, _) = self.job_goal(&j.name);
+                    let iops = iops.unwrap_or(0.0).max(mb_s.unwrap_or(0.0) * 1e6 / j.bs_bytes.max(1) as f64);
+                    d.iops = d.iops.max(iops);
+                    d.mb_s = d.mb_s.max(iops * j.bs_bytes as f64 / 1e6);
+                }
+                d
+            }
+        }
+    }
+
+    /// The screen, on every core (or a cluster's): bound and monthly cost
+    /// of each candidate; `counts` learns the unpriced and unscreened.
+    fn screen_all(&self, candidates: &[Candidate], opts: &Options, remote: Option<&dyn Remote>, counts: &mut SpaceCounts) -> Result<Vec<Option<Screen>>, AdviseError> {
+        let mut unscreened = 0;
+        let screened: Vec<Option<Screen>> = match remote {
+            None => parallel(candidates, opts.threads, &|c: &Candidate| self.screen_one(c)),
+            Some(r) => {
+                let mut out = Vec::with_capacity(candidates.len());
+                for part in candidates.chunks(r.screen_batch().max(256) * r.width().max(1)) {
+                    if self.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    out.extend(r.screen(part)?);
+                }
+                unscreened = candidates.len() - out.len();
+                out.resize(candidates.len(), None);
+                out
+            }
+        };
+        if unscreened > 0 {
+            counts.refused.insert("not screened: the search was interrupted".into(), unscreened as u64);
+            counts.candidates -= unscreened;
+        }
+        let unpriced = screened.iter().filter(|s| s.is_none()).count() - unscreened;
+        if unpriced > 0 {
+            *counts.refused.entry("a component has no price in the catalog".into()).or_default() += unpriced as u64;
+            counts.candidates -= unpriced;
+        }
+        Ok(screened)
+    }
+
+    /// The front: cost against the screen's bound, each point the cheapest
+    /// with more than every cheaper one.
+    fn front(&self, ranked: &[Ranked], candidates: &[Candidate]) -> Vec<Outcome> {
+        let metric = self.goal_metric();
+        let mut front: Vec<Outcome> = Vec::new();
+        let mut best = f64::NEG_INFINITY;
+        for (i, cost, bound, why) in ranked {
+            if *bound > best * 1.0001 {
+                best = *bound;
+                front.push(screen_outcome(&candidates[*i], *cost, *bound, why, metric, self.kind, self.q));
+            }
+        }
+        front
+    }
+
+    /// Verification: the survivors, cheapest first, in batches of one a
+    /// thread, until `top` meet the goal. Returns the answers, the
+    /// outcomes that missed, and the candidates verified.
+    fn search(&self, passing: &[&Ranked], candidates: &[Candidate], opts: &Options, remote: Option<&dyn Remote>, progress: &(dyn Fn(u64, u64) + Sync)) -> Result<(Vec<Outcome>, Vec<Outcome>, usize), AdviseError> {
+        let stop = self.stop;
+        let max_cost = self.q.goal.max_usd_month.unwrap_or(f64::INFINITY);
+        let mut recs: Vec<Outcome> = Vec::new();
+        let mut failures: Vec<Outcome> = Vec::new();
+        let total = passing.len().min(opts.max_verified) as u64;
+        let mut done = 0u64;
+        let batch = remote.map_or(opts.threads, |r| r.width()).max(1) * 2;
+        let mut cursor = 0;
+        // Enough answers: `top` of them, none dearer than the next
+        // candidate's price. A burstable host's answer can cost more than
+        // its screen said (its surplus CPU credits at the goal's load), so a
+        // candidate the screen priced below it is still verified.
+        let enough = |recs: &[Outcome], next_cost: f64| {
+            recs.len() >= opts.top && {
+                let mut costs: Vec<f64> = recs.iter().map(|r| r.monthly_cost_usd).collect();
+                costs.sort_by(f64::total_cmp);
+                costs[opts.top - 1] <= next_cost
+            }
+        };
+        while !enough(&recs, passing.get(cursor).map_or(f64::INFINITY, |r| r.1)) && cursor < passing.len() && (done as usize) < opts.max_verified && !stop.load(Ordering::Relaxed) {
+            let chunk: Vec<&Ranked> = passing[cursor..(cursor + batch).min(passing.len())].to_vec();
+            cursor += chunk.len();
+            let outs = match remote {
+                None => parallel(&chunk, opts.threads, &|r: &&Ranked| {
+                    let c = &candidates[r.0];
+                    self.verify(&c.name, &c.config, r.1, r.2, false)
+                }),
+                Some(rm) => {
+                    let items: Vec<VerifyItem> = chunk.iter().map(|r| VerifyItem { candidate: candidates[r.0].clone(), cost: r.1, bound: r.2 }).collect();
+                    rm.verify(&items)?.into_iter().map(Ok).collect()
+                }
+            };
+            for (o, r) in outs.into_iter().zip(&chunk) {
+                // Past the last answer needed, a batch's other outcomes are
+                // dropped: the advice is the same on any number of threads.
+                if enough(&recs, r.1) {
+                    break;
+                }
+                let mut o = o?;
+                done += 1;
+                if o.meets_goal && o.monthly_cost_usd > max_cost {
+                    o.meets_goal = false;
+                    o.misses = Some(format!("${:.2} a month with its surplus CPU credits at this load, over the goal's max_usd_month", o.monthly_cost_usd));
+                }
+                if o.meets_goal {
+                    // One a host, device kind and count: the cheapest; a
+                    // larger size of the same is no new answer.
+                    let key = shape(&o.config);
+                    match recs.iter().position(|r| shape(&r.config) == key) {
+                        None => recs.push(o),
+                        Some(i) if o.monthly_cost_usd < recs[i].monthly_cost_usd => recs[i] = o,
+                        Some(_) => {}
+                    }
+                    recs.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
+                    recs.truncate(opts.top);
+                } else if !stop.load(Ordering::Relaxed) {
+                    failures.push(o);
+                }
+            }
+            progress(done, total);
+        }
+        Ok((recs, failures, done as usize))
+    }
+
+    /// Cheaper candidates that failed: those the simulator ran, then the
+    /// cheapest the screen ruled out (`failed`, cheapest first); ten at most.
+    fn cheaper_failures(&self, failures: Vec<Outcome>, failed: &[&Ranked], candidates: &[Candidate], cheapest: Option<f64>, max_cost: f64) -> Vec<Outcome> {
+        let (kind, q) = (self.kind, self.q);
+        let mut cheaper: Vec<Outcome> = failures.into_iter().filter(|f| cheapest.map_or(true, |c| f.monthly_cost_usd < c)).collect();
+        for (i, cost, bound, why) in failed.iter().copied() {
+            if cheaper.len() >= 10 || cheapest.is_some_and(|c| *cost >= c) {
+                break;
+            }
+            let mut o = screen_outcome(&candidates[*i], *cost, *bound, why, self.goal_metric(), kind, q);
+            o.misses = Some(if *cost > max_cost {
+                format!("${cost:.0} a month > ${max_cost:.0}")
+            } else {
+                match kind {
+                    Kind::Io(_) => format!("screen: {why} ({} of the goal)", fmt_bound(*bound, kind, q)),
+                    Kind::Db(_) => format!("screen: {} at most ({why})", fmt_bound(*bound, kind, q)),
+                }
+            });
+            cheaper.push(o);
+        }
+        cheaper.sort_by(|a, b| a.monthly_cost_usd.total_cmp(&b.monthly_cost_usd));
+        cheaper.truncate(10);
+        cheaper
+    }
+
+    /// Why no answer: nothing in the space, nothing past the screen, the
+    /// verification budget spent, or every verified candidate missed.
+    fn no_answer(&self, passing: usize, counts: &SpaceCounts, front: &[Outcome], cheaper: &[Outcome], opts: &Options) -> String {
+        let (kind, q) = (self.kind, self.q);
+        match (passing, counts.candidates) {
             (_, 0) => "no candidate left in the space: every combination was refused (space.refused says why) — widen [space]".to_string(),
-            (0, _) => format!("no candidate's screen meets the goal: the nearest give {}{} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, &kind, &q)).unwrap_or_default(), if matches!(kind, Kind::Io(_)) { " of it" } else { "" }),
+            (0, _) => format!("no candidate's screen meets the goal: the nearest give {}{} — lower the goal or widen [space]", front.last().map(|o| fmt_bound(o.screen_bound, kind, q)).unwrap_or_default(), if matches!(kind, Kind::Io(_)) { " of it" } else { "" }),
             (n, _) if counts.verified >= opts.max_verified && n > counts.verified => {
                 let best = cheaper.iter().filter(|o| o.verified_by == "simulate").max_by(|a, b| a.screen_bound.total_cmp(&b.screen_bound).then(b.monthly_cost_usd.total_cmp(&a.monthly_cost_usd)));
                 format!(
@@ -1448,150 +1456,75 @@ pub fn advise_on(
                 )
             }
             _ => "no candidate the simulator ran meets the goal; cheaper_failures lists the nearest and what each misses".to_string(),
-        });
+        }
     }
 
-    // Findings for the user's current configs.
-    let mut findings = Vec::new();
-    for (name, c) in &q.configs {
-        let dep = storlab_model::deployment::resolve(cat, file, name, c, Some(&region))?;
-        let cost = monthly_cost(cat, &dep);
-        let (bound, _) = ctx.screen(&dep);
-        let current = ctx.verify(name, c, cost.monthly_cost_usd, bound, true)?;
-        if rec_interrupted(stop) {
-            // Stopped before or while this config ran: its figures are not
-            // the simulator's verdict, and no finding is made of them.
+    /// Findings for the user's current configs, each simulated whole.
+    fn findings(&self, recs: &[Outcome], cheapest: Option<f64>, opts: &Options) -> Result<Vec<Finding>, AdviseError> {
+        let q = self.q;
+        let mut findings = Vec::new();
+        for (name, c) in &q.configs {
+            let dep = storlab_model::deployment::resolve(self.cat, self.file, name, c, Some(self.region))?;
+            let cost = monthly_cost(self.cat, &dep);
+            let (bound, _) = self.screen(&dep);
+            let current = self.verify(name, c, cost.monthly_cost_usd, bound, true)?;
+            if rec_interrupted(self.stop) {
+                // Stopped before or while this config ran: its figures are
+                // not the simulator's verdict, and no finding is made of them.
+                findings.push(Finding {
+                    config: name.clone(),
+                    finding: NOT_EVALUATED.to_string(),
+                    risk: "unknown".to_string(),
+                    saving_usd_month: 0.0,
+                    why: "the run was interrupted before this config's simulation finished — rerun advise to judge it".to_string(),
+                    current,
+                    options: Vec::new(),
+                    lookback_days: None,
+                });
+                continue;
+            }
+            let share = current.load.unwrap_or_else(|| goal_share(q, &current));
+            let (finding, saving, why) = if !current.meets_goal {
+                ("Under-provisioned", cheapest.map_or(0.0, |c| current.monthly_cost_usd - c), format!("misses the goal: {}", current.misses.clone().unwrap_or_default()))
+            } else {
+                match cheapest {
+                    Some(c) if current.monthly_cost_usd - c >= OVER_PROVISIONED_SAVING * current.monthly_cost_usd => (
+                        "Over-provisioned",
+                        current.monthly_cost_usd - c,
+                        format!("meets the goal; the cheapest recommendation meets it too for ${c:.0} a month instead of ${:.0}", current.monthly_cost_usd),
+                    ),
+                    _ => ("Optimized", 0.0, "meets the goal, and no recommendation saves 10 % or more".to_string()),
+                }
+            };
             findings.push(Finding {
                 config: name.clone(),
-                finding: NOT_EVALUATED.to_string(),
-                risk: "unknown".to_string(),
-                saving_usd_month: 0.0,
-                why: "the run was interrupted before this config's simulation finished — rerun advise to judge it".to_string(),
-                current,
-                options: Vec::new(),
-                lookback_days: None,
-            });
-            continue;
-        }
-        let share = current.load.unwrap_or_else(|| goal_share(&q, &current));
-        let (finding, saving, why) = if !current.meets_goal {
-            let why = format!(
-                "misses the goal: {}",
-                current.misses.clone().unwrap_or_default()
-            );
-            (
-                "Under-provisioned",
-                cheapest.map_or(0.0, |c| current.monthly_cost_usd - c),
+                finding: finding.to_string(),
+                risk: if current.meets_goal { risk(share).to_string() } else { "High".to_string() },
+                saving_usd_month: (saving.max(0.0) * 100.0).round() / 100.0,
                 why,
-            )
-        } else {
-            match cheapest {
-                Some(c) if current.monthly_cost_usd - c >= OVER_PROVISIONED_SAVING * current.monthly_cost_usd => (
-                    "Over-provisioned",
-                    current.monthly_cost_usd - c,
-                    format!("meets the goal; the cheapest recommendation meets it too for ${c:.0} a month instead of ${:.0}", current.monthly_cost_usd),
-                ),
-                _ => ("Optimized", 0.0, "meets the goal, and no recommendation saves 10 % or more".to_string()),
-            }
-        };
-        findings.push(Finding {
-            config: name.clone(),
-            finding: finding.to_string(),
-            risk: if current.meets_goal {
-                risk(share).to_string()
-            } else {
-                "High".to_string()
-            },
-            saving_usd_month: (saving.max(0.0) * 100.0).round() / 100.0,
-            why,
-            options: finding_options(&q, &recs, current.monthly_cost_usd),
-            lookback_days: opts.demand.as_ref().map(|d| (d.lookback_s / 86400.0 * 1000.0).round() / 1000.0),
-            current,
-        });
-    }
-    // What simulate would warn of for these configs, said once here too: a
-    // profile recorded on another engine than the configs name.
-    if let Kind::Db(db) = &kind {
-        let mut said = std::collections::BTreeSet::new();
-        for o in recs.iter().chain(findings.iter().map(|f| &f.current)) {
-            if let Ok(dep) = storlab_model::deployment::resolve(cat, file, &o.name, &o.config, Some(&region)) {
-                if let Some(w) = storlab_sim::database::engine_mismatch(&dep, &db.profile) {
-                    said.insert(w);
-                }
-            }
+                options: finding_options(q, recs, current.monthly_cost_usd),
+                lookback_days: opts.demand.as_ref().map(|d| (d.lookback_s / 86400.0 * 1000.0).round() / 1000.0),
+                current,
+            });
         }
-        warnings.extend(said);
+        Ok(findings)
     }
-    let workload = match &kind {
-        Kind::Db(db) => format!(
-            "{} at scale {} {}",
-            db.profile.name, db.scale, db.profile.scale_unit
-        ),
-        Kind::Io(wl) => wl.source.clone(),
-    };
-    Ok(Advice {
-        schema_version: SCHEMA_VERSION,
-        kind: "storlab-advice",
-        title: q.title.clone(),
-        question: file.to_string(),
-        as_of: q.as_of.clone(),
-        workload,
-        goal: q.goal.clone(),
-        sustain: Sustain::of(&q.goal),
-        demand: opts.demand.clone(),
-        space: counts,
-        recommendations: recs
-            .into_iter()
-            .enumerate()
-            .map(|(i, o)| Recommendation {
-                rank: i + 1,
-                outcome: o,
-            })
-            .collect(),
-        front,
-        cheaper_failures: cheaper,
-        findings,
-        method: METHOD.to_string(),
-        warnings,
-        interrupted,
-        explained,
-    })
 }
 
 /// A cluster worker's part of a search: the screen of `candidates` for the
 /// question in `text`, in order, on up to `threads` threads.
-pub fn screen_batch(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    demand: Option<&question::MeasuredDemand>,
-    candidates: &[Candidate],
-    threads: usize,
-) -> Result<Vec<Option<Screen>>, AdviseError> {
-    let p = prepare(cat, file, text, dir, profiles_dir, demand)?;
+pub fn screen_batch(cat: &Catalog, question: Question, demand: Option<&question::MeasuredDemand>, candidates: &[Candidate], threads: usize) -> Result<Vec<Option<Screen>>, AdviseError> {
+    let p = prepare(cat, question, demand)?;
     let stop = AtomicBool::new(false);
-    let ctx = p.ctx(file, dir, profiles_dir, &stop);
+    let ctx = p.ctx(question.file, &stop);
     Ok(parallel(candidates, threads, &|c: &Candidate| ctx.screen_one(c)))
 }
 
 /// A cluster worker's part of a search: the simulator's outcome of each
 /// item, in order, on up to `threads` threads; `stop` ends the runs early.
-#[allow(clippy::too_many_arguments)]
-pub fn verify_batch(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    demand: Option<&question::MeasuredDemand>,
-    items: &[VerifyItem],
-    threads: usize,
-    stop: &AtomicBool,
-) -> Result<Vec<Outcome>, AdviseError> {
-    let p = prepare(cat, file, text, dir, profiles_dir, demand)?;
-    let ctx = p.ctx(file, dir, profiles_dir, stop);
+pub fn verify_batch(cat: &Catalog, question: Question, demand: Option<&question::MeasuredDemand>, items: &[VerifyItem], threads: usize, stop: &AtomicBool) -> Result<Vec<Outcome>, AdviseError> {
+    let p = prepare(cat, question, demand)?;
+    let ctx = p.ctx(question.file, stop);
     parallel(items, threads, &|it: &VerifyItem| ctx.verify(&it.candidate.name, &it.candidate.config, it.cost, it.bound, false))
         .into_iter()
         .collect()

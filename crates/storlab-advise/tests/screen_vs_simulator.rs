@@ -54,14 +54,16 @@ fn io_jobs_never_beat_their_screen() {
             let deps = resolve_all(&cat, &file, &sc).unwrap();
             let dir = root().join("examples");
             let wl = storlab_workload::spec::from_table(&file, &dir, sc.workload.as_ref()).unwrap();
-            let rec = storlab_sim::simulate(&cat, &file, &t, &dir, None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap();
+            let o = storlab_sim::Overrides::default();
+            let rec = storlab_sim::run(&cat, &storlab_sim::Scenario::parse(&cat, &file, &t, (&dir, &dir), None, &o).unwrap(), &o, &mut |_| true).unwrap();
             for r in &rec.results {
+                let iops = r.io.as_ref().unwrap().iops;
                 let dep = deps.iter().find(|d| d.name == r.config).unwrap();
                 // A result is a job (or a group of them with group_reporting).
                 let Some(job) = wl.jobs.iter().find(|j| j.name == r.job) else { continue };
                 let bound = storlab_sim::bound::io_job(&cat, dep, job).iops;
-                assert!(r.iops <= bound * 1.01, "{file} {} {}: simulated {:.0} IOPS above the screen's bound {bound:.0}", r.config, r.job, r.iops);
-                ratios.push(r.iops / bound);
+                assert!(iops <= bound * 1.01, "{file} {} {}: simulated {iops:.0} IOPS above the screen's bound {bound:.0}", r.config, r.job);
+                ratios.push(iops / bound);
             }
         }
     }
@@ -89,7 +91,7 @@ fn databases_never_beat_their_screen() {
         let db = storlab_workload::database::from_table(&file, &dir, &profiles, sc.workload.as_ref().unwrap()).unwrap();
         let deps = resolve_all(&cat, &file, &sc).unwrap();
         let overrides = storlab_sim::Overrides { steady_state: Some(true), ..Default::default() };
-        let rec = storlab_sim::database::simulate_database(&cat, &file, &text, &dir, &profiles, None, &overrides, &mut |_| true).unwrap();
+        let rec = storlab_sim::run(&cat, &storlab_sim::Scenario::parse(&cat, &file, &text, (&dir, &profiles), None, &overrides).unwrap(), &overrides, &mut |_| true).unwrap();
         let v = serde_json::to_value(&rec).unwrap();
         for r in v["results"].as_array().unwrap() {
             let config = r["config"].as_str().unwrap();

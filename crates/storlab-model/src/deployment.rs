@@ -346,13 +346,21 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
         .iter()
         .map(|(name, c)| {
             let mut d = resolve(cat, file, name, c, sc.region.as_deref())?;
-            d.buckets_at_start_pct = start;
-            if let Some(p) = start {
-                d.assumptions.push(format!("buckets_at_start: every credit bucket starts {p}% full"));
-            }
+            d.start_buckets(start);
             Ok(d)
         })
         .collect()
+}
+
+impl Deployment {
+    /// Every credit bucket's balance at the start, a percent of its
+    /// capacity (`None`: full), as `buckets_at_start` gives it.
+    pub fn start_buckets(&mut self, start: Option<f64>) {
+        self.buckets_at_start_pct = start;
+        if let Some(p) = start {
+            self.assumptions.push(format!("buckets_at_start: every credit bucket starts {p}% full"));
+        }
+    }
 }
 
 /// `buckets_at_start`: "full" (None), "empty" (0) or a percent 0–100.

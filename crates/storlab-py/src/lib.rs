@@ -369,12 +369,9 @@ impl Catalog {
                 w.set(0, fraction.to_bits());
                 !w.stopped()
             };
-            let dir = std::path::Path::new(&scenario_dir);
-            if storlab_sim::database::is_database(&scenario_text) {
-                let profiles = std::path::PathBuf::from(profiles_dir.unwrap_or_default());
-                return storlab_sim::database::simulate_database(&cat, &scenario_name, &scenario_text, dir, &profiles, period_s, &overrides, &mut report);
-            }
-            storlab_sim::simulate(&cat, &scenario_name, &scenario_text, dir, period_s, &overrides, &mut report).map(|r| r.into_record())
+            let dirs = (std::path::Path::new(&scenario_dir), &std::path::PathBuf::from(profiles_dir.unwrap_or_default()));
+            let sc = storlab_sim::Scenario::parse(&cat, &scenario_name, &scenario_text, (dirs.0, dirs.1.as_path()), period_s, &overrides)?;
+            storlab_sim::run(&cat, &sc, &overrides, &mut report)
         })?;
         let mut rec = rec.map_err(|e| e.to_py(py))?;
         rec.interrupted |= stopped;
@@ -390,7 +387,7 @@ impl Catalog {
     /// (a cluster): an object with `width` (simulations at once),
     /// `screen_batch` (candidates a task), and `screen(json, stopped)` and
     /// `verify(json, stopped)` that return, as JSON, what
-    /// `advise_screen_batch_json` and `advise_verify_batch_json` give for
+    /// `advise_part_json("screen" | "verify", ...)` gives for
     /// their parts, in order (fewer once `stopped()` is true).
     #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None, accept_suspect=false, explain=None))]
     #[allow(clippy::too_many_arguments)]
@@ -437,12 +434,10 @@ impl Catalog {
                 w.set(1, total);
             };
             let remote = remote.map(|(obj, width, screen_batch)| PyRemote { obj, width, screen_batch, stop: w.clone() });
+            let question = storlab_advise::Question { file: &file_name, text: &text, dir: std::path::Path::new(&dir), profiles_dir: std::path::Path::new(&profiles_dir) };
             storlab_advise::advise_on(
                 &cat,
-                &file_name,
-                &text,
-                std::path::Path::new(&dir),
-                std::path::Path::new(&profiles_dir),
+                question,
                 &opts,
                 &w.stop,
                 &report,
@@ -454,46 +449,37 @@ impl Catalog {
         Ok(json(&rec))
     }
 
-    /// A cluster worker's part of `advise`: the screen of each candidate in
-    /// `candidates_json` (a JSON list of {name, config}), as a JSON list of
-    /// {cost, bound, why} or null (unpriced), in order.
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, candidates_json, *, demand_json=None, threads=None))]
+    /// A cluster worker's part of `advise` on the question (`file_name`,
+    /// `text`, its folder `dir`, the shipped profiles' `profiles_dir`):
+    /// `part = "screen"` gives the screen of each candidate in `batch_json`
+    /// (a JSON list of {name, config}) as a JSON list of {cost, bound, why}
+    /// or null (unpriced); `part = "verify"` the simulator's outcome of each
+    /// item (a JSON list of {candidate, cost, bound}); both in order.
+    /// Ctrl-C (a cancelled task) ends the runs early.
+    #[pyo3(signature = (part, file_name, text, dir, profiles_dir, batch_json, *, demand_json=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
-    fn advise_screen_batch_json(
+    fn advise_part_json(
         &self,
         py: Python<'_>,
+        part: &str,
         file_name: String,
         text: String,
         dir: String,
         profiles_dir: String,
-        candidates_json: String,
+        batch_json: String,
         demand_json: Option<String>,
         threads: Option<usize>,
     ) -> PyResult<String> {
-        advise_part(py, &self.inner, [file_name, text, dir, profiles_dir], demand_json, &candidates_json, "a batch of candidates", threads, |cat, q, demand, batch, threads, _stop| {
-            storlab_advise::screen_batch(cat, &q[0], &q[1], std::path::Path::new(&q[2]), std::path::Path::new(&q[3]), demand, batch, threads)
-        })
-    }
-
-    /// A cluster worker's part of `advise`: the simulator's outcome of each
-    /// item in `items_json` (a JSON list of {candidate, cost, bound}), as a
-    /// JSON list, in order; Ctrl-C (a cancelled task) ends the runs early.
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, items_json, *, demand_json=None, threads=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn advise_verify_batch_json(
-        &self,
-        py: Python<'_>,
-        file_name: String,
-        text: String,
-        dir: String,
-        profiles_dir: String,
-        items_json: String,
-        demand_json: Option<String>,
-        threads: Option<usize>,
-    ) -> PyResult<String> {
-        advise_part(py, &self.inner, [file_name, text, dir, profiles_dir], demand_json, &items_json, "a batch of candidates to verify", threads, |cat, q, demand, batch, threads, stop| {
-            storlab_advise::verify_batch(cat, &q[0], &q[1], std::path::Path::new(&q[2]), std::path::Path::new(&q[3]), demand, batch, threads, stop)
-        })
+        let q = [file_name, text, dir, profiles_dir];
+        match part {
+            "screen" => advise_part(py, &self.inner, q, demand_json, &batch_json, "a batch of candidates", threads, |cat, q, demand, batch, threads, _stop| {
+                storlab_advise::screen_batch(cat, question(q), demand, batch, threads)
+            }),
+            "verify" => advise_part(py, &self.inner, q, demand_json, &batch_json, "a batch of candidates to verify", threads, |cat, q, demand, batch, threads, stop| {
+                storlab_advise::verify_batch(cat, question(q), demand, batch, threads, stop)
+            }),
+            other => Err(raise(py, "InternalError", format!("advise part '{other}' — one of screen, verify"))),
+        }
     }
 }
 
@@ -521,6 +507,11 @@ where
     let threads = threads.unwrap_or_else(|| storlab_advise::Options::default().threads).max(1);
     let (out, _) = off_gil(py, Duration::from_millis(100), None, count_args, move |w| part(&cat, &q, demand.as_ref(), &batch, threads, &w.stop))?;
     Ok(json(&out.map_err(|e| e.to_py(py))?))
+}
+
+/// The question a worker's part names: file name, text, folder, profiles.
+fn question(q: &[String; 4]) -> storlab_advise::Question<'_> {
+    storlab_advise::Question { file: &q[0], text: &q[1], dir: std::path::Path::new(&q[2]), profiles_dir: std::path::Path::new(&q[3]) }
 }
 
 fn parse_demand(py: Python<'_>, demand_json: Option<String>) -> PyResult<Option<storlab_advise::question::MeasuredDemand>> {

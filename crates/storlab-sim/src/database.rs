@@ -11,7 +11,7 @@
 //! profiles have no tempdb I/O, so a `tempdb` pool stays idle.
 
 use crate::db::{run_db, run_db_with, DbParams, DbResult, DB_MEMORY_SHARE, WRITEBACK_DELAY_S};
-use crate::SimError;
+use crate::{Scenario, SimError};
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::path::Path;
@@ -20,18 +20,8 @@ use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::scenario::{Role, ScenarioFile};
 use storlab_model::Catalog;
 use storlab_record::db::{auto_sweep_done, tipping_point, SweepStep};
-use storlab_record::{DbJob, Engine, JobExtra, JobResult, PoolUse, RecordExtra, RunRecord, SimRun, TxnStats};
+use storlab_record::{DbJob, JobExtra, JobResult, PoolUse, RecordExtra, RunRecord, SimRun, TxnStats};
 use storlab_workload::database::{auto_steps, Database, Vus};
-
-/// True when the scenario's `[workload]` holds a database workload (the
-/// text is parsed again, with its errors, by the run itself).
-/// `[workload.import]` counts too: `simulate_database` runs either.
-pub fn is_database(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|t| t.get("workload").and_then(|w| w.as_table()).map(|w| storlab_workload::database::is_database(Some(w)) || storlab_workload::import::is_import(Some(w))))
-        .unwrap_or(false)
-}
 
 /// The headline metric of a profile's sweep, as `bench db` names it.
 pub fn metric_of(db: &Database) -> &'static str {
@@ -127,80 +117,34 @@ fn check_settings(file: &str, dep: &storlab_model::Deployment) -> Result<(), Sim
     Ok(())
 }
 
-pub fn simulate_database(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    profiles_dir: &Path,
-    period_override: Option<f64>,
-    overrides: &crate::Overrides,
-    progress: &mut dyn FnMut(f64) -> bool,
-) -> Result<RunRecord, SimError> {
-    let mut sc = ScenarioFile::from_toml(file, text)?;
-    overrides.select_config(file, &mut sc)?;
-    overrides.reject_io_only(file)?;
-    let deps = resolve_all(cat, file, &sc)?;
-    let empty = toml::Table::new();
-    let wt = sc.workload.as_ref().unwrap_or(&empty);
-    if storlab_workload::import::is_import(Some(wt)) && !storlab_workload::database::is_database(Some(wt)) {
-        if overrides.duration.is_some() {
-            return Err(SimError::Override {
-                file: file.to_string(),
-                what: "--duration".into(),
-                message: "an import runs until its data is loaded; its size is `size_gib` in [workload.import]".into(),
-            });
-        }
-        return simulate_import(cat, file, &sc, &deps, dir, profiles_dir, period_override, progress);
+/// Checks one config for a database workload of `profile` (a data pool,
+/// settings the model reads); returns what the record says of it.
+pub(crate) fn check_config(file: &str, dep: &Deployment, profile: &storlab_workload::profile::Profile) -> Result<Vec<String>, SimError> {
+    let mut notes = check_roles(file, dep)?;
+    notes.extend(dep.warnings.iter().map(|w| format!("config {}: {w}", dep.name)));
+    if let Some(w) = engine_mismatch(dep, profile) {
+        notes.push(format!("config {}: {w}", dep.name));
     }
-    let mut db = storlab_workload::database::from_table(file, dir, profiles_dir, wt)?;
-    let suspect = db.check_health(file, overrides.accept_suspect.unwrap_or(db.accept_suspect))?;
-    if let Some(d) = overrides.duration {
-        db.duration_s = d.as_secs_f64();
-    }
-    let period = period_override.unwrap_or(db.period_s);
-    // Each VU count's run makes its own series: bound their points as the
-    // I/O path does (a tiny --period would otherwise allocate gigabytes).
-    let run_s = db.rampup_s + db.duration_s;
-    if (run_s / period).ceil() > crate::MAX_SERIES_POINTS as f64 {
-        return Err(SimError::Period {
-            file: file.to_string(),
-            period,
-            planned_s: run_s,
-            points: (run_s / period).ceil() as u64,
-            max: crate::MAX_SERIES_POINTS,
-            nearest: format!("{}", crate::nearest_period(run_s)),
-        });
-    }
-    let metric = metric_of(&db);
-    let mut warnings = suspect;
-    for dep in &deps {
-        warnings.extend(check_roles(file, dep)?);
-        warnings.extend(dep.warnings.iter().map(|w| format!("config {}: {w}", dep.name)));
-        if let Some(w) = engine_mismatch(dep, &db.profile) {
-            warnings.push(format!("config {}: {w}", dep.name));
-        }
-        check_settings(file, dep)?;
-    }
-    let steps_planned = match &db.vus {
-        Vus::List(v) => v.clone(),
-        Vus::Auto { max } => auto_steps(*max),
-    };
-    // An automatic sweep usually stops well before its last step.
-    let n_planned = match &db.vus {
-        Vus::List(v) => v.len(),
-        Vus::Auto { .. } => steps_planned.len().min(12),
-    } as f64;
-    let planned = (deps.len() as f64 * n_planned * run_s * f64::from(overrides.repeats.unwrap_or(1).max(1))).max(1e-9);
+    check_settings(file, dep)?;
+    Ok(notes)
+}
 
-    let mut rec = RunRecord::new(Engine::Simulate, db.profile.name.clone(), db.seed);
-    rec.scenario = Some(file.to_string());
-    rec.title = sc.title.clone();
-    let mut unverified = Vec::new();
+/// The VU counts a sweep plans, and how many of them it expects to run
+/// (an automatic sweep usually stops well before its last step).
+fn planned_steps(db: &Database) -> (Vec<u32>, usize) {
+    match &db.vus {
+        Vus::List(v) => (v.clone(), v.len()),
+        Vus::Auto { max } => {
+            let steps = auto_steps(*max);
+            let n = steps.len().min(12);
+            (steps, n)
+        }
+    }
+}
+
+/// What every run of the workload assumes, whatever the config.
+fn workload_assumptions(db: &Database) -> Vec<String> {
     let mut assumptions = Vec::new();
-    let mut speeds = serde_json::Map::new();
-    let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
-    let c = &db.profile.concurrency;
     let dirties = db.profile.writeback.is_some() || db.profile.transactions.iter().any(|t| t.pages_dirtied > 0.0);
     if let Some(delay) = db.writeback_delay_s.filter(|&d| d > 0.0) {
         if dirties {
@@ -218,11 +162,14 @@ pub fn simulate_database(
         None if dirties => assumptions.push("data write-back: the profile has no write-back curve, so every page a transaction dirties is written as a page of its own (record the profile again for its curve)".into()),
         None => {}
     }
-    for dep in &deps {
-        if let Some(wp) = crate::writepath::WritePath::resolve(dep, &db.profile) {
-            assumptions.push(format!("config {}: {}", dep.name, wp.words));
-        }
-    }
+    assumptions
+}
+
+/// The concurrency penalty and tipping-point rules, said after the
+/// configs' write paths.
+fn sweep_assumptions(db: &Database, metric: &str) -> Vec<String> {
+    let mut assumptions = Vec::new();
+    let c = &db.profile.concurrency;
     if db.usl.is_none() && !c.penalty.is_empty() {
         let cpus = db.profile.provenance.get("machine").and_then(|m| m.get("cpus")).and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float())).map(|n| format!(" ({n} vCPUs)")).unwrap_or_default();
         let pts: Vec<String> = c.vus.iter().zip(&c.penalty).map(|(n, m)| format!("×{m:.2} at {n}")).collect();
@@ -231,107 +178,132 @@ pub fn simulate_database(
             pts.join(", ")
         ));
     }
-
     assumptions.push(format!(
         "tipping point: the fewest virtual users whose {} reaches 95 % of the sweep's highest; each count is simulated once, and the recording machine's run-to-run spread is not carried to the host",
         metric.to_uppercase().replace('_', " ")
     ));
+    assumptions
+}
 
-    // Each config's latencies, cost and cache, and what the record says of them.
-    let mut preps: Vec<(Vec<crate::engine::Latencies>, Option<f64>)> = Vec::with_capacity(deps.len());
+/// One config's service times and monthly cost, with what the record
+/// says of its cache, CPU speed and credits.
+struct Prep {
+    lats: Vec<crate::engine::Latencies>,
+    monthly: Option<f64>,
+    /// The database cache InnoDB's buffer pool sets, bytes, and whence.
+    pool: Option<(f64, String)>,
+}
+
+/// What the record notes of a config's run.
+#[derive(Default)]
+struct Notes {
+    unverified: Vec<String>,
+    warnings: Vec<String>,
+    assumptions: Vec<String>,
+    speeds: serde_json::Map<String, serde_json::Value>,
+}
+
+fn prepare_config(cat: &Catalog, dep: &Deployment, db: &Database, notes: &mut Notes) -> Result<Prep, SimError> {
     let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
     // InnoDB caches in its buffer pool alone (O_DIRECT): a config's
     // innodb_buffer_pool_size is its cache, before the workload's
     // db_memory_gib and the host's share.
-    let pools: Vec<Option<(f64, String)>> = deps.iter().map(|d| crate::writepath::buffer_pool_bytes(d, &db.profile)).collect();
-    for dep in &deps {
-        unverified.extend(dep.host.unverified.iter().cloned());
-        for p in &dep.pools {
-            unverified.extend(p.device.unverified.iter().cloned());
-        }
-        let lats = dep.pools.iter().map(|pool| crate::latencies(cat, dep, pool, &mut unverified)).collect::<Result<Vec<_>, _>>()?;
-        let cost = monthly_cost(cat, dep);
-        let monthly = cost.complete.then_some(cost.monthly_cost_usd);
-        if !cost.complete {
-            let missing: Vec<&str> = cost.breakdown.iter().filter(|i| i.usd.is_none()).map(|i| i.item.as_str()).collect();
-            warnings.push(format!("config {}: no monthly cost and no $ per 1,000 TPM — {}", dep.name, missing.join("; ")));
-        }
-        let speed = crate::db::cpu_speed_ratio(dep, &db.profile);
-        let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
-        let pool = &pools[preps.len()];
-        let cache_bytes = pool.as_ref().map(|p| p.0).or(db_memory).unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
-        let data_bytes = db.profile.data_bytes(db.scale);
-        let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
-        let gib = |b: f64| b / (1u64 << 30) as f64;
-        assumptions.push(format!(
-            "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {}",
-            dep.name,
-            gib(cache_bytes),
-            if let Some((_, from)) = pool { format!("innodb_buffer_pool_size, {from}") } else if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
-            gib(data_bytes),
-            db.scale,
-            db.profile.scale_unit,
-            (cache_bytes / data_bytes.max(1.0)).min(1.0),
-            miss,
-            match speed {
-                Some(r) => format!("host CPU speed {r:.2} × the recording machine's ({} over the profile's machine, {})", dep.host.short(), dep.host.cpu_speed_basis.as_deref().unwrap_or("")),
-                None => "host CPU speed unknown: the recording machine's CPU per transaction, unscaled".to_string(),
-            },
-        ));
-        if let Some(c) = &dep.host.cpu_credits {
-            use storlab_model::deployment::CreditMode;
-            let start = dep.buckets_at_start_pct.map_or("full (a day's earnings, as after a day below the baseline)".to_string(), |p| format!("{p}% full"));
-            assumptions.push(format!(
-                "config {}: {} earns {} CPU credits an hour ({:.0} % of each of its vCPUs, {}); cpu_credits = \"{}\": {}",
-                dep.name,
-                dep.host.short(),
-                c.earned_per_hour,
-                100.0 * c.baseline,
-                c.src,
-                c.mode.name(),
-                match c.mode {
-                    CreditMode::Unlimited => "never slowed; the vCPU time above the baseline at each step is billed at the surplus rate, in that step's monthly cost".to_string(),
-                    CreditMode::Standard => format!("the balance starts {start} and, once spent, each vCPU runs at the baseline (series CPUCreditBalance)"),
-                }
-            ));
-        }
-        speeds.insert(dep.name.clone(), serde_json::json!(speed.map(|r| round(r, 4))));
-        if speed.is_none() {
-            let (host, own) = (dep.host.cpu_speed_basis.as_deref(), profile_speed_basis(&db.profile));
-            let why = match (host, own) {
-                (None, _) => format!("the catalog has no CPU speed figure for {}", dep.host.id),
-                (Some(_), None) => "the profile records no CPU speed figure for its machine".to_string(),
-                (Some(h), Some(p)) => format!("{} gives its speed as {h}, the profile's machine as {p}", dep.host.id),
-            };
-            warnings.push(format!("config {}: CPU speed not scaled — {why}; each transaction takes the recording machine's CPU time, which is off by the ratio of the two processors' per-core speeds", dep.name));
-        }
-        preps.push((lats, monthly));
+    let pool = crate::writepath::buffer_pool_bytes(dep, &db.profile);
+    notes.unverified.extend(dep.host.unverified.iter().cloned());
+    for p in &dep.pools {
+        notes.unverified.extend(p.device.unverified.iter().cloned());
     }
+    let lats = dep.pools.iter().map(|p| crate::latencies(cat, dep, p, &mut notes.unverified)).collect::<Result<Vec<_>, _>>()?;
+    let cost = monthly_cost(cat, dep);
+    let monthly = cost.complete.then_some(cost.monthly_cost_usd);
+    if !cost.complete {
+        let missing: Vec<&str> = cost.breakdown.iter().filter(|i| i.usd.is_none()).map(|i| i.item.as_str()).collect();
+        notes.warnings.push(format!("config {}: no monthly cost and no $ per 1,000 TPM — {}", dep.name, missing.join("; ")));
+    }
+    let speed = crate::db::cpu_speed_ratio(dep, &db.profile);
+    let memory_gib = dep.host.memory_gib.unwrap_or(0.0);
+    let cache_bytes = pool.as_ref().map(|p| p.0).or(db_memory).unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
+    let data_bytes = db.profile.data_bytes(db.scale);
+    let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
+    let gib = |b: f64| b / (1u64 << 30) as f64;
+    notes.assumptions.push(format!(
+        "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {}",
+        dep.name,
+        gib(cache_bytes),
+        if let Some((_, from)) = &pool { format!("innodb_buffer_pool_size, {from}") } else if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
+        gib(data_bytes),
+        db.scale,
+        db.profile.scale_unit,
+        (cache_bytes / data_bytes.max(1.0)).min(1.0),
+        miss,
+        match speed {
+            Some(r) => format!("host CPU speed {r:.2} × the recording machine's ({} over the profile's machine, {})", dep.host.short(), dep.host.cpu_speed_basis.as_deref().unwrap_or("")),
+            None => "host CPU speed unknown: the recording machine's CPU per transaction, unscaled".to_string(),
+        },
+    ));
+    if let Some(c) = &dep.host.cpu_credits {
+        use storlab_model::deployment::CreditMode;
+        let start = dep.buckets_at_start_pct.map_or("full (a day's earnings, as after a day below the baseline)".to_string(), |p| format!("{p}% full"));
+        notes.assumptions.push(format!(
+            "config {}: {} earns {} CPU credits an hour ({:.0} % of each of its vCPUs, {}); cpu_credits = \"{}\": {}",
+            dep.name,
+            dep.host.short(),
+            c.earned_per_hour,
+            100.0 * c.baseline,
+            c.src,
+            c.mode.name(),
+            match c.mode {
+                CreditMode::Unlimited => "never slowed; the vCPU time above the baseline at each step is billed at the surplus rate, in that step's monthly cost".to_string(),
+                CreditMode::Standard => format!("the balance starts {start} and, once spent, each vCPU runs at the baseline (series CPUCreditBalance)"),
+            }
+        ));
+    }
+    notes.speeds.insert(dep.name.clone(), serde_json::json!(speed.map(|r| round(r, 4))));
+    if speed.is_none() {
+        let (host, own) = (dep.host.cpu_speed_basis.as_deref(), profile_speed_basis(&db.profile));
+        let why = match (host, own) {
+            (None, _) => format!("the catalog has no CPU speed figure for {}", dep.host.id),
+            (Some(_), None) => "the profile records no CPU speed figure for its machine".to_string(),
+            (Some(h), Some(p)) => format!("{} gives its speed as {h}, the profile's machine as {p}", dep.host.id),
+        };
+        notes.warnings.push(format!("config {}: CPU speed not scaled — {why}; each transaction takes the recording machine's CPU time, which is off by the ratio of the two processors' per-core speeds", dep.name));
+    }
+    Ok(Prep { lats, monthly, pool })
+}
 
-    // The runs: each VU count of each config on its own, or each config's
-    // automatic sweep (whose next step depends on the last), spread over
-    // the cores; each run has its own seed, so the record is the same for
-    // any thread count.
-    let units: Vec<(usize, Vec<u32>)> = match &db.vus {
-        Vus::List(_) => (0..deps.len()).flat_map(|ci| steps_planned.iter().map(move |&v| (ci, vec![v]))).collect(),
-        Vus::Auto { .. } => (0..deps.len()).map(|ci| (ci, steps_planned.clone())).collect(),
-    };
+/// One step of a sweep as it ran: its VU count, its first seed's run, and
+/// each repeat's figures.
+type StepRun = (u32, DbResult, Vec<Figures>);
+
+/// A run unit: a config's VU counts, one at a time for a listed sweep, all
+/// of them (each next depending on the last) for an automatic one.
+type Unit = (usize, Vec<u32>);
+
+/// The runs: each VU count of each config on its own, or each config's
+/// automatic sweep, spread over `threads` cores; each run has its own seed,
+/// so the record is the same for any thread count. A unit's entry is None
+/// where the work stopped before it ran.
+fn sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repeats: u32, threads: usize, progress: &mut dyn FnMut(f64) -> bool) -> (Vec<Option<Vec<StepRun>>>, bool) {
+    let run_s = db.rampup_s + db.duration_s;
+    let n_planned = planned_steps(db).1 as f64;
+    let planned = (sc.deps.len() as f64 * n_planned * run_s * f64::from(repeats)).max(1e-9);
     let auto = matches!(db.vus, Vus::Auto { .. });
+    let metric = metric_of(db);
+    let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
     let params = |ci: usize, vus: u32| {
-        let mut p = db_params(&db, ci, vus, pools[ci].as_ref().map(|p| p.0).or(db_memory));
-        p.period_s = period;
-        p.steady = overrides.steady_state.unwrap_or(db.steady_state);
+        let mut p = db_params(db, ci, vus, preps[ci].pool.as_ref().map(|p| p.0).or(db_memory));
+        p.period_s = sc.period_s;
+        p.steady = db.steady_state;
         p
     };
     let stop = std::sync::atomic::AtomicBool::new(false);
     let done: Vec<std::sync::atomic::AtomicU64> = units.iter().map(|_| std::sync::atomic::AtomicU64::new(0)).collect();
     // `--repeats N`: each step N times, the first with the step's own seed
     // (one repeat gives the record of none), the others with seeds of their own.
-    let repeats = overrides.repeats.unwrap_or(1).max(1);
-    let run_unit = |ui: usize| -> Vec<(u32, DbResult, Vec<Figures>)> {
+    let run_unit = |ui: usize| -> Vec<StepRun> {
         let (ci, steps) = &units[ui];
-        let (dep, lats) = (&deps[*ci], &preps[*ci].0);
-        let mut out: Vec<(u32, DbResult, Vec<Figures>)> = Vec::new();
+        let (dep, lats) = (&sc.deps[*ci], &preps[*ci].lats);
+        let mut out: Vec<StepRun> = Vec::new();
         let mut values = Vec::new();
         for (si, &vus) in steps.iter().enumerate() {
             let mut first: Option<DbResult> = None;
@@ -348,7 +320,7 @@ pub fn simulate_database(
                 let interrupted = r.interrupted;
                 // A repeat cut short is no repeat.
                 if k == 0 || !interrupted {
-                    each.push(Figures { nopm: r.nopm, tpm: r.tpm, rows_per_min: rows_per_min(&r, &db) });
+                    each.push(Figures { nopm: r.nopm, tpm: r.tpm, rows_per_min: rows_per_min(&r, db) });
                 }
                 if k == 0 {
                     first = Some(r);
@@ -372,16 +344,16 @@ pub fn simulate_database(
         }
         out
     };
-    let threads = overrides.sim_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, units.len().max(1));
-    let mut results: Vec<Option<Vec<(u32, DbResult, Vec<Figures>)>>> = (0..units.len()).map(|_| None).collect();
+    let threads = threads.clamp(1, units.len().max(1));
+    let mut results: Vec<Option<Vec<StepRun>>> = (0..units.len()).map(|_| None).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let n_units = units.len();
-    std::thread::scope(|sc| {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<(u32, DbResult, Vec<Figures>)>)>();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<StepRun>)>();
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, run_unit) = (&next, &run_unit);
-            sc.spawn(move || loop {
+            scope.spawn(move || loop {
                 let ui = next.fetch_add(1, Ordering::Relaxed);
                 if ui >= n_units {
                     break;
@@ -407,11 +379,54 @@ pub fn simulate_database(
             }
         }
     });
+    (results, stop.load(Ordering::Relaxed))
+}
 
-    // The record, in config and VU order; an interrupted run ends it.
+/// Simulates the database workload `db` of `sc` on every config and
+/// returns the run record. `progress` gets the fraction done and returns
+/// false to stop; the record then keeps every finished step and the one
+/// cut short.
+pub(crate) fn run_database(cat: &Catalog, sc: &Scenario, db: &Database, overrides: &crate::Overrides, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunRecord, SimError> {
+    let deps = &sc.deps;
+    let metric = metric_of(db);
+    let mut notes = Notes { assumptions: workload_assumptions(db), ..Notes::default() };
+    for dep in deps {
+        if let Some(wp) = crate::writepath::WritePath::resolve(dep, &db.profile) {
+            notes.assumptions.push(format!("config {}: {}", dep.name, wp.words));
+        }
+    }
+    notes.assumptions.extend(sweep_assumptions(db, metric));
+    let preps = deps.iter().map(|dep| prepare_config(cat, dep, db, &mut notes)).collect::<Result<Vec<_>, _>>()?;
+    let steps_planned = planned_steps(db).0;
+    let units: Vec<Unit> = match &db.vus {
+        Vus::List(_) => (0..deps.len()).flat_map(|ci| steps_planned.iter().map(move |&v| (ci, vec![v]))).collect(),
+        Vus::Auto { .. } => (0..deps.len()).map(|ci| (ci, steps_planned.clone())).collect(),
+    };
+    let repeats = overrides.repeats.unwrap_or(1).max(1);
+    let threads = overrides.sim_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (results, stopped) = sweep(sc, db, &preps, &units, repeats, threads, progress);
+    let mut rec = sc.record(&db.profile.name, db.seed);
+    let (simulated_s, simulated_ios) = assemble(&mut rec, sc, db, &preps, &units, results, stopped);
+    notes.unverified.sort();
+    notes.unverified.dedup();
+    rec.unverified = notes.unverified;
+    rec.warnings.splice(0..0, sc.warnings.iter().cloned().chain(notes.warnings));
+    rec.inputs = Some(db_inputs(db, metric, notes.speeds, notes.assumptions, deps));
+    rec.extra = Some(RecordExtra::Sim(SimRun { period_s: sc.period_s, simulated_s: round(simulated_s, 6), simulated_ios }));
+    Ok(rec)
+}
+
+/// The record's results, tipping points and warnings, in config and VU
+/// order; an interrupted run ends it. Returns the simulated seconds and
+/// events.
+fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], results: Vec<Option<Vec<StepRun>>>, stopped: bool) -> (f64, u64) {
+    let metric = metric_of(db);
+    let run_s = db.rampup_s + db.duration_s;
+    let auto = matches!(db.vus, Vus::Auto { .. });
+    let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut unit_results = units.iter().zip(results).peekable();
-    'configs: for (ci, dep) in deps.iter().enumerate() {
-        let monthly = preps[ci].1;
+    'configs: for (ci, dep) in sc.deps.iter().enumerate() {
+        let monthly = preps[ci].monthly;
         let mut steps: Vec<SweepStep> = Vec::new();
         let mut values: Vec<f64> = Vec::new();
         let mut ran_all = false;
@@ -425,19 +440,14 @@ pub fn simulate_database(
                 }
                 simulated_ios += r.events;
                 let spread = Spread::of(&each);
-                let value = match metric {
-                    "nopm" => spread.nopm.0,
-                    "rows_per_min" => spread.rows_per_min.0,
-                    _ => spread.tpm.0,
+                let (value, sd) = match metric {
+                    "nopm" => spread.nopm,
+                    "rows_per_min" => spread.rows_per_min,
+                    _ => spread.tpm,
                 };
                 values.push(value);
                 let mut figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
                 if each.len() > 1 {
-                    let sd = match metric {
-                        "nopm" => spread.nopm.1,
-                        "rows_per_min" => spread.rows_per_min.1,
-                        _ => spread.tpm.1,
-                    };
                     figures.insert(format!("{metric}_stdev"), round(sd, 1));
                 }
                 steps.push(SweepStep { vus, repeats: each.len() as u32, metric: metric.to_string(), figures });
@@ -445,7 +455,7 @@ pub fn simulate_database(
                 if interrupted {
                     rec.warnings.push(format!("config {} at {vus} VUs: stopped after {:.0} s of the {:.0} s window", dep.name, r.window_s.max(0.0), db.duration_s));
                 }
-                push_result(&mut rec, dep, &db, r, monthly, (each.len() > 1).then_some(&spread));
+                push_result(rec, dep, db, r, monthly, (each.len() > 1).then_some(&spread));
                 if interrupted {
                     rec.interrupted = true;
                     rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
@@ -453,21 +463,23 @@ pub fn simulate_database(
                 }
             }
         }
-        if stop.load(Ordering::Relaxed) && steps.is_empty() {
+        if stopped && steps.is_empty() {
             rec.interrupted = true;
             break;
         }
         if auto && ran_all && !auto_sweep_done(&values) {
-            if let Some(&vus) = steps_planned.last() {
+            if let Some(&vus) = planned_steps(db).0.last() {
                 rec.warnings.push(format!("config {}: the automatic sweep reached max_vus = {vus} before the tipping point", dep.name));
             }
         }
         rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
     }
-    unverified.sort();
-    unverified.dedup();
-    rec.unverified = unverified;
-    rec.warnings.splice(0..0, warnings);
+    (simulated_s, simulated_ios)
+}
+
+/// The record's inputs: the workload as it ran, the model's assumptions,
+/// and the rules of the day where the scenario has one.
+fn db_inputs(db: &Database, metric: &str, speeds: serde_json::Map<String, serde_json::Value>, assumptions: Vec<String>, deps: &[Deployment]) -> storlab_record::Object {
     let mut inputs = storlab_record::Object::new();
     let vus_json = match &db.vus {
         Vus::List(v) => serde_json::json!(v),
@@ -499,14 +511,12 @@ pub fn simulate_database(
     ] {
         inputs.insert(k.to_string(), v);
     }
-    if let Some((date, rules)) = crate::rules_applied(&deps) {
+    if let Some((date, rules)) = crate::rules_applied(deps) {
         inputs.insert("as_of".into(), serde_json::json!(date));
         inputs.insert("rules_applied".into(), rules);
         inputs.insert("prices".into(), serde_json::json!("today's catalog prices, not those of the as_of date"));
     }
-    rec.inputs = Some(inputs);
-    rec.extra = Some(RecordExtra::Sim(SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
-    Ok(rec)
+    inputs
 }
 
 /// The basis of the profile machine's CPU speed figure, where it has one.
@@ -872,34 +882,12 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
 /// `[workload.import]`: the load time of the input on every config, one
 /// result per config with the I/O columns (`runtime_s` is the load time,
 /// `bw_bytes_s` the input read per second) and the pools' use.
-#[allow(clippy::too_many_arguments)]
-fn simulate_import(
-    cat: &Catalog,
-    file: &str,
-    sc: &ScenarioFile,
-    deps: &[Deployment],
-    dir: &Path,
-    profiles_dir: &Path,
-    period_override: Option<f64>,
-    progress: &mut dyn FnMut(f64) -> bool,
-) -> Result<RunRecord, SimError> {
+pub(crate) fn run_import_record(cat: &Catalog, sc: &Scenario, im: &storlab_workload::import::Import, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunRecord, SimError> {
     use crate::import::{pools_of, run_import};
-    let empty = toml::Table::new();
-    let im = storlab_workload::import::from_table(file, dir, profiles_dir, sc.workload.as_ref().unwrap_or(&empty))?;
-    let period = period_override.unwrap_or(im.period_s);
-    let mut plans = Vec::new();
-    for dep in deps {
-        let pools = pools_of(dep, &im.input_pool).map_err(|role| SimError::NoImportPool {
-            file: file.to_string(),
-            config: dep.name.clone(),
-            role,
-            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
-        })?;
-        plans.push(pools);
-    }
-    let mut rec = RunRecord::new(Engine::Simulate, im.profile.name.clone(), im.seed);
-    rec.scenario = Some(file.to_string());
-    rec.title = sc.title.clone();
+    let (deps, period) = (&sc.deps, sc.period_s);
+    // The pools were checked when the scenario was.
+    let plans: Vec<_> = deps.iter().filter_map(|dep| pools_of(dep, &im.input_pool).ok()).collect();
+    let mut rec = sc.record(&im.profile.name, im.seed);
     let mut unverified = Vec::new();
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let n = deps.len() as f64;
@@ -920,7 +908,7 @@ fn simulate_import(
         let cost = monthly_cost(cat, dep);
         // The load time is not known in advance: progress counts configs, and
         // within one the simulated seconds against an hour.
-        let r = run_import(dep, &im, pools, &lats, period, &mut |t| progress(((ci as f64 + (t / 3600.0).min(0.99)) / n).min(1.0)));
+        let r = run_import(dep, im, pools, &lats, period, &mut |t| progress(((ci as f64 + (t / 3600.0).min(0.99)) / n).min(1.0)));
         simulated_s += r.load_s;
         simulated_ios += r.events;
         let w = r.load_s;

@@ -11,6 +11,8 @@ pub mod database;
 pub mod db;
 pub mod import;
 pub mod writepath;
+pub mod scenario;
+pub use scenario::{run, Kind as ScenarioKind, Scenario};
 /// The latency draws live in storlab-model (the emulator takes them too).
 pub use storlab_model::dist;
 pub mod engine;
@@ -21,9 +23,7 @@ pub mod series;
 use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
 use storlab_model::pacing::{PacerId, PacerSet, Secs};
 use storlab_workload::Job;
-use serde::Serialize;
-use std::path::Path;
-use storlab_model::deployment::{resolve_all, Deployment};
+use storlab_model::deployment::Deployment;
 use storlab_model::limits::primary_pool;
 use storlab_model::resources::{Kind, PoolPlan};
 use storlab_model::scenario::ScenarioFile;
@@ -293,67 +293,6 @@ impl Overrides {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct JobResult {
-    pub config: String,
-    pub job: String,
-    pub pool: String,
-    pub iops: f64,
-    pub bw_bytes_s: f64,
-    pub read_iops: f64,
-    pub write_iops: f64,
-    #[serde(flatten)]
-    pub latency: storlab_stats::LatencySummary,
-    pub read_lat_mean_us: f64,
-    pub write_lat_mean_us: f64,
-    /// Each direction's p99 (0 where the job has none of it).
-    pub read_lat_p99_us: f64,
-    pub write_lat_p99_us: f64,
-    pub binding: String,
-    pub ios: u64,
-    /// I/Os kept in flight (iodepth × numjobs).
-    pub outstanding: u64,
-    pub start_s: f64,
-    pub runtime_s: f64,
-    /// Share of reads the host cache serves (cache size over working set).
-    pub cache_hit_ratio: f64,
-    /// Open loop: the arrival rate asked for, and arrivals turned away
-    /// because a million I/Os were already waiting.
-    pub arrival_iops: Option<f64>,
-    pub dropped: u64,
-    /// Jobs this result reports: more than one under fio's `group_reporting`
-    /// (left out when 1, so a single job's result keeps the record's shape).
-    #[serde(skip_serializing_if = "is_one")]
-    pub jobs: u32,
-    /// Before and after each moment one of its buckets emptied.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub phases: Vec<storlab_record::Phase>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SimRecord {
-    pub schema_version: u32,
-    pub engine: &'static str,
-    pub scenario: String,
-    pub title: Option<String>,
-    pub seed: u64,
-    pub workload: String,
-    pub period_s: f64,
-    pub results: Vec<JobResult>,
-    pub series: Vec<series::Series>,
-    /// Figures behind these results that no vendor source confirms.
-    pub unverified: Vec<String>,
-    pub simulated_s: f64,
-    pub simulated_ios: u64,
-    pub interrupted: bool,
-    /// `as_of` and the rules each config followed that day (absent without
-    /// a date); the run record carries them in its inputs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub as_of: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rules_applied: Option<serde_json::Value>,
-}
-
 /// The day whose vendor rules the deployments follow and, per config, which
 /// rules each device and host followed; `None` without `as_of`.
 pub fn rules_applied(deps: &[Deployment]) -> Option<(String, serde_json::Value)> {
@@ -361,65 +300,6 @@ pub fn rules_applied(deps: &[Deployment]) -> Option<(String, serde_json::Value)>
     let per: serde_json::Map<String, serde_json::Value> =
         deps.iter().map(|d| (d.name.clone(), serde_json::to_value(&d.rules_applied).expect("rules serialise"))).collect();
     Some((date, serde_json::Value::Object(per)))
-}
-
-impl SimRecord {
-    /// The run record every engine writes (crates/storlab-record): the
-    /// common I/O columns, with the simulator's own figures as its extras.
-    pub fn into_record(self) -> storlab_record::RunRecord {
-        use storlab_record::{Engine, IoColumns, JobExtra, RecordExtra, RunRecord, SimJob, SimRun};
-        let mut rec = RunRecord::new(Engine::Simulate, self.workload, self.seed);
-        rec.scenario = Some(self.scenario);
-        rec.title = self.title;
-        rec.results = self
-            .results
-            .into_iter()
-            .map(|r| storlab_record::JobResult {
-                config: r.config,
-                job: r.job,
-                pool: r.pool,
-                binding: r.binding,
-                io: Some(IoColumns {
-                    iops: r.iops,
-                    bw_bytes_s: r.bw_bytes_s,
-                    read_iops: r.read_iops,
-                    write_iops: r.write_iops,
-                    latency: r.latency,
-                    outstanding: r.outstanding,
-                    runtime_s: r.runtime_s,
-                }),
-                extra: Some(JobExtra::Sim(SimJob {
-                    read_lat_mean_us: r.read_lat_mean_us,
-                    write_lat_mean_us: r.write_lat_mean_us,
-                    read_lat_p99_us: r.read_lat_p99_us,
-                    write_lat_p99_us: r.write_lat_p99_us,
-                    ios: r.ios,
-                    start_s: r.start_s,
-                    cache_hit_ratio: r.cache_hit_ratio,
-                    arrival_iops: r.arrival_iops,
-                    dropped: r.dropped,
-                    jobs: (r.jobs != 1).then_some(r.jobs),
-                })),
-                phases: r.phases,
-            })
-            .collect();
-        rec.series = self.series;
-        rec.unverified = self.unverified;
-        if let (Some(date), Some(rules)) = (self.as_of, self.rules_applied) {
-            let mut inputs = storlab_record::Object::new();
-            inputs.insert("as_of".into(), serde_json::json!(date));
-            inputs.insert("rules_applied".into(), rules);
-            inputs.insert("prices".into(), serde_json::json!("today's catalog prices, not those of the as_of date"));
-            rec.inputs = Some(inputs);
-        }
-        rec.interrupted = self.interrupted;
-        rec.extra = Some(RecordExtra::Sim(SimRun { period_s: self.period_s, simulated_s: self.simulated_s, simulated_ios: self.simulated_ios }));
-        rec
-    }
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
 }
 
 fn round(v: f64, digits: i32) -> f64 {
@@ -480,7 +360,7 @@ fn pool_of(file: &str, dep: &Deployment, job: &Job) -> Result<usize, SimError> {
 /// One result for one job, or for the jobs of a reporting group as one
 /// (fio's `group_reporting`: I/Os summed over the longest window, latency
 /// over every I/O).
-fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &PacerSet) -> JobResult {
+fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &PacerSet) -> storlab_record::JobResult {
     let (first, o0) = members[0];
     let mut o = o0.clone();
     for (_, x) in &members[1..] {
@@ -537,28 +417,32 @@ fn job_result(dep: &Deployment, members: &[(&JobSpec, &JobOutcome)], pacers: &Pa
         members.iter().find_map(|(s, _)| s.map.iter().position(|&x| x == g).map(|i| s.plan.resources[i].label(false))).unwrap_or_default()
     };
     let phases = if members.len() == 1 { o0.phases.iter().map(|p| io_phase(p, &label)).collect() } else { Vec::new() };
-    JobResult {
+    storlab_record::JobResult {
         config: dep.name.clone(),
         job: first.job.name.clone(),
         pool: pools.join("+"),
-        iops: round(o.ios as f64 / w, 3),
-        bw_bytes_s: round(o.bytes / w, 0),
-        read_iops: round(o.read_ios as f64 / w, 3),
-        write_iops: round((o.ios - o.read_ios) as f64 / w, 3),
-        latency: o.hist.summary().rounded(3),
-        read_lat_mean_us: round(o.read_hist.mean_us(), 3),
-        write_lat_mean_us: round(o.write_hist.mean_us(), 3),
-        read_lat_p99_us: round(o.read_hist.quantile_us(0.99), 3),
-        write_lat_p99_us: round(o.write_hist.quantile_us(0.99), 3),
         binding,
-        ios: o.ios,
-        outstanding,
-        start_s: round(o.start_s, 6),
-        runtime_s: round(o.window_s, 6),
-        cache_hit_ratio: hit_ratio,
-        arrival_iops: if arrivals.is_empty() { None } else { Some(arrivals.iter().sum()) },
-        dropped: o.dropped,
-        jobs: members.len() as u32,
+        io: Some(storlab_record::IoColumns {
+            iops: round(o.ios as f64 / w, 3),
+            bw_bytes_s: round(o.bytes / w, 0),
+            read_iops: round(o.read_ios as f64 / w, 3),
+            write_iops: round((o.ios - o.read_ios) as f64 / w, 3),
+            latency: o.hist.summary().rounded(3),
+            outstanding,
+            runtime_s: round(o.window_s, 6),
+        }),
+        extra: Some(storlab_record::JobExtra::Sim(storlab_record::SimJob {
+            read_lat_mean_us: round(o.read_hist.mean_us(), 3),
+            write_lat_mean_us: round(o.write_hist.mean_us(), 3),
+            read_lat_p99_us: round(o.read_hist.quantile_us(0.99), 3),
+            write_lat_p99_us: round(o.write_hist.quantile_us(0.99), 3),
+            ios: o.ios,
+            start_s: round(o.start_s, 6),
+            cache_hit_ratio: hit_ratio,
+            arrival_iops: if arrivals.is_empty() { None } else { Some(arrivals.iter().sum()) },
+            dropped: o.dropped,
+            jobs: (members.len() != 1).then_some(members.len() as u32),
+        })),
         phases,
     }
 }
@@ -583,54 +467,24 @@ fn io_phase(p: &engine::PhaseOut, label: &dyn Fn(PacerId) -> String) -> storlab_
     }
 }
 
-/// Simulates every job of the scenario's workload on every config. `dir` is
-/// the scenario's folder (for fio files); `progress` gets the fraction of
-/// planned simulated time done and returns false to stop.
-pub fn simulate(
-    cat: &Catalog,
-    file: &str,
-    text: &str,
-    dir: &Path,
-    period_override: Option<f64>,
-    overrides: &Overrides,
-    progress: &mut dyn FnMut(f64) -> bool,
-) -> Result<SimRecord, SimError> {
-    let mut sc = ScenarioFile::from_toml(file, text)?;
-    overrides.select_config(file, &mut sc)?;
-    let deps = resolve_all(cat, file, &sc)?;
-    let dated = rules_applied(&deps);
-    if overrides.repeats.is_some_and(|r| r > 1) {
-        return Err(SimError::Override {
-            file: file.to_string(),
-            what: "--repeats".into(),
-            message: "applies to database workloads (each VU count run with other seeds); an I/O job's figures average every I/O of its run".into(),
-        });
-    }
-    let mut wl: Workload = storlab_workload::spec::from_table(file, dir, overrides.workload_table(sc.workload.as_ref())?.as_ref())?;
-    overrides.apply_to_jobs(file, &mut wl)?;
-    check_budget(file, &wl)?;
-    check_time_budget(cat, file, &deps, &wl)?;
-    let period = period_override.unwrap_or(wl.period.as_secs_f64());
-    let planned_per_config: f64 = run_groups(&wl.jobs)
+/// Simulated time a config's jobs take, s: each run group's longest job
+/// (ramp and runtime) and CrystalDiskMark's interval after it.
+pub(crate) fn planned_per_config(wl: &Workload) -> f64 {
+    run_groups(&wl.jobs)
         .into_iter()
         .map(|g| {
             wl.jobs[g].iter().map(|j| j.ramp_time.as_secs_f64() + j.runtime.map_or(0.0, |r| r.as_secs_f64() * f64::from(j.loops.max(1)))).fold(0.0, f64::max)
                 + wl.interval.as_secs_f64()
         })
-        .sum();
-    let planned = (planned_per_config * deps.len() as f64).max(1e-9);
-    let points = (planned_per_config / period).ceil();
-    if points > MAX_SERIES_POINTS as f64 {
-        return Err(SimError::Period {
-            file: file.to_string(),
-            period,
-            planned_s: planned_per_config,
-            points: points as u64,
-            max: MAX_SERIES_POINTS,
-            nearest: format!("{}", nearest_period(planned_per_config)),
-        });
-    }
+        .sum()
+}
 
+/// Simulates every job of `wl` on every config of `sc`; `progress` gets
+/// the fraction of planned simulated time done and returns false to stop.
+pub(crate) fn run_io(cat: &Catalog, sc: &Scenario, wl: &Workload, progress: &mut dyn FnMut(f64) -> bool) -> Result<storlab_record::RunRecord, SimError> {
+    let (file, deps, period) = (sc.file.as_str(), &sc.deps, sc.period_s);
+    let planned_per_config = planned_per_config(wl);
+    let planned = (planned_per_config * deps.len() as f64).max(1e-9);
     let mut results = Vec::new();
     let mut all_series = Vec::new();
     let mut unverified = Vec::new();
@@ -694,21 +548,18 @@ pub fn simulate(
     }
     unverified.sort();
     unverified.dedup();
-    Ok(SimRecord {
-        schema_version: SCHEMA_VERSION,
-        engine: "simulate",
-        scenario: file.to_string(),
-        title: sc.title.clone(),
-        seed: wl.seed,
-        workload: wl.source.clone(),
-        period_s: period,
-        results,
-        series: all_series,
-        unverified,
-        simulated_s: round(simulated_s, 6),
-        simulated_ios,
-        interrupted,
-        as_of: dated.as_ref().map(|d| d.0.clone()),
-        rules_applied: dated.map(|d| d.1),
-    })
+    let mut rec = sc.record(&wl.source, wl.seed);
+    rec.results = results;
+    rec.series = all_series;
+    rec.unverified = unverified;
+    if let Some((date, rules)) = rules_applied(deps) {
+        let mut inputs = storlab_record::Object::new();
+        inputs.insert("as_of".into(), serde_json::json!(date));
+        inputs.insert("rules_applied".into(), rules);
+        inputs.insert("prices".into(), serde_json::json!("today's catalog prices, not those of the as_of date"));
+        rec.inputs = Some(inputs);
+    }
+    rec.interrupted = interrupted;
+    rec.extra = Some(storlab_record::RecordExtra::Sim(storlab_record::SimRun { period_s: period, simulated_s: round(simulated_s, 6), simulated_ios }));
+    Ok(rec)
 }

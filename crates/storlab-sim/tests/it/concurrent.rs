@@ -11,12 +11,12 @@ device = "aws/ebs/gp3"
 size_gib = 100
 "#;
 
-fn with_fio(job_file: &str) -> storlab_sim::SimRecord {
+fn with_fio(job_file: &str) -> common::Sim {
     let dir = std::env::temp_dir().join(format!("storlab-concurrent-{}-{}", std::process::id(), job_file.len()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("jobs.fio"), job_file).unwrap();
     let text = format!("[workload]\nfio = \"jobs.fio\"\n{GP3}");
-    let rec = storlab_sim::simulate(&common::catalog(), "s.toml", &text, &dir, None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap_or_else(|e| panic!("{e}"));
+    let rec = common::run_in(&common::catalog(), &text, &dir, None, &storlab_sim::Overrides::default()).unwrap_or_else(|e| panic!("{e}")).into();
     std::fs::remove_dir_all(&dir).unwrap();
     rec
 }

@@ -62,9 +62,9 @@ fn same_scenario_and_seed_give_identical_records() {
     let cat = common::catalog();
     let text = std::fs::read_to_string(common::root().join("examples/aws-t3-gp2-one-vs-five.toml")).unwrap();
     let text = common::with_profile(&text, "cdm-default");
-    let a = serde_json::to_string(&common::simulate(&cat, &text)).unwrap();
-    let b = serde_json::to_string(&common::simulate(&cat, &text)).unwrap();
+    let a = serde_json::to_string(&common::simulate(&cat, &text).record).unwrap();
+    let b = serde_json::to_string(&common::simulate(&cat, &text).record).unwrap();
     assert_eq!(a, b);
-    let c = serde_json::to_string(&common::simulate(&cat, &text.replace("profile = \"cdm-default\"", "profile = \"cdm-default\"\nseed = 2"))).unwrap();
+    let c = serde_json::to_string(&common::simulate(&cat, &text.replace("profile = \"cdm-default\"", "profile = \"cdm-default\"\nseed = 2")).record).unwrap();
     assert_ne!(a, c, "a different seed should change the latency draws");
 }

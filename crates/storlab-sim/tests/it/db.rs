@@ -606,7 +606,7 @@ fn a_sweep_gives_the_same_record_on_one_thread_or_three() {
     let cat = common::catalog();
     let run = |threads: usize| {
         let o = storlab_sim::Overrides { sim_threads: Some(threads), ..Default::default() };
-        let rec = storlab_sim::database::simulate_database(&cat, "s.toml", &text, &root, &root.join("python/storlab/profiles"), None, &o, &mut |_| true).unwrap();
+        let rec = common::run_in(&cat, &text, &root, None, &o).unwrap();
         serde_json::to_string(&rec).unwrap()
     };
     let one = run(1);
@@ -624,7 +624,7 @@ fn a_steady_run_ends_early_within_two_percent_of_the_whole() {
     let cat = common::catalog();
     let run = |steady: bool| {
         let o = storlab_sim::Overrides { config: Some("gp3".into()), steady_state: Some(steady), ..Default::default() };
-        let rec = storlab_sim::database::simulate_database(&cat, "s.toml", &text, &root, &root.join("python/storlab/profiles"), None, &o, &mut |_| true).unwrap();
+        let rec = common::run_in(&cat, &text, &root, None, &o).unwrap();
         serde_json::to_value(&rec).unwrap()
     };
     let (full, steady) = (run(false), run(true));
@@ -822,8 +822,7 @@ role = "all"
 device = "aws/ebs/gp3"
 size_gib = 100
 "#;
-    let profiles = root.join("python/storlab/profiles");
-    let rec = storlab_sim::database::simulate_database(&cat, "s.toml", scenario, &dir, &profiles, None, &storlab_sim::Overrides::default(), &mut |_| true).unwrap();
+    let rec = common::run_in(&cat, scenario, &dir, None, &storlab_sim::Overrides::default()).unwrap();
     let x: Vec<f64> = rec
         .results
         .iter()
@@ -832,7 +831,7 @@ size_gib = 100
             other => panic!("{other:?}"),
         })
         .collect();
-    let fit = storlab_sim::database::fit_penalty(&cat, "s.toml", scenario, &dir, &profiles, &x).unwrap();
+    let fit = storlab_sim::database::fit_penalty(&cat, "s.toml", scenario, &dir, &common::root().join("python/storlab/profiles"), &x).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(fit.vus, vec![1, 2, 4, 8, 16]);
     assert!(fit.clipped.is_empty(), "{fit:?}");

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
-use storlab_sim::{nearest_period, simulate, Overrides, SimError, SimRecord, MAX_SERIES_POINTS};
+use storlab_sim::{nearest_period, Overrides, SimError, MAX_SERIES_POINTS};
 
 const TWO: &str = r#"
 [workload]
@@ -28,8 +28,8 @@ device = "aws/ebs/gp3"
 size_gib = 200
 "#;
 
-fn run(text: &str, o: &Overrides, period: Option<f64>) -> Result<SimRecord, SimError> {
-    simulate(&common::catalog(), "s.toml", text, Path::new("."), period, o, &mut |_| true)
+fn run(text: &str, o: &Overrides, period: Option<f64>) -> Result<common::Sim, SimError> {
+    common::run_in(&common::catalog(), text, Path::new("."), period, o).map(common::Sim::from)
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn a_job_files_size_is_honoured() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("j.fio"), "[seq]\nrw=read\nbs=1m\nsize=64m\n").unwrap();
     let text = TWO.replace("duration_s = 60\n[[workload.jobs]]\nrw = \"randread\"\nbs = \"4k\"\niodepth = 1\n", "fio = \"j.fio\"\n");
-    let rec = simulate(&common::catalog(), "s.toml", &text, &dir, None, &Overrides { config: Some("small".into()), ..Default::default() }, &mut |_| true).unwrap();
+    let rec: common::Sim = common::run_in(&common::catalog(), &text, &dir, None, &Overrides { config: Some("small".into()), ..Default::default() }).unwrap().into();
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(rec.results[0].ios, 64);
 }
