@@ -20,6 +20,15 @@ pub struct DirStats {
     pub hist: Histogram,
 }
 
+impl DirStats {
+    /// Another worker's or job's I/Os in the same direction, added.
+    fn add(&mut self, other: &DirStats) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.hist.merge(&other.hist);
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct RunResult {
     pub read: DirStats,
@@ -260,12 +269,8 @@ pub fn run_group(file: &TestFile, jobs: &[GroupJob], origin: Instant, stop: &Ato
         let mut last = ramp_end;
         for r in res {
             let w = r?;
-            out.read.ios += w.read.ios;
-            out.read.bytes += w.read.bytes;
-            out.read.hist.merge(&w.read.hist);
-            out.write.ios += w.write.ios;
-            out.write.bytes += w.write.bytes;
-            out.write.hist.merge(&w.write.hist);
+            out.read.add(&w.read);
+            out.write.add(&w.write);
             last = last.max(w.last);
         }
         out.elapsed_s = match end {
@@ -289,12 +294,8 @@ impl RunResult {
     pub fn fold(parts: &[RunResult]) -> RunResult {
         let mut out = parts[0].clone();
         for p in &parts[1..] {
-            out.read.ios += p.read.ios;
-            out.read.bytes += p.read.bytes;
-            out.read.hist.merge(&p.read.hist);
-            out.write.ios += p.write.ios;
-            out.write.bytes += p.write.bytes;
-            out.write.hist.merge(&p.write.hist);
+            out.read.add(&p.read);
+            out.write.add(&p.write);
             out.usr_cpu_s += p.usr_cpu_s;
             out.sys_cpu_s += p.sys_cpu_s;
             let end = (out.start_s + out.elapsed_s).max(p.start_s + p.elapsed_s);

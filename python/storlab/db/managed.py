@@ -165,6 +165,16 @@ class ManagedServer:
     dir: Path
     _created_top: Path | None
     _tmp_socket: Path | None
+    log_file: Path
+
+    def _log_since(self, offset: int) -> str:
+        """What the server wrote to its log after byte `offset` ("" if none)."""
+        try:
+            with open(self.log_file, "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
 
     def _take(self, dir: str | os.PathLike, keep: bool, max_connections: int,
               settings: dict[str, str] | None) -> None:
@@ -541,13 +551,7 @@ class ManagedPostgres(ManagedServer):
             raise DatabaseError(f"cannot write {path} ({e.strerror}) — check the disk under DIR") from None
 
     def _log_tail(self, offset: int, r: subprocess.CompletedProcess[str]) -> str:
-        try:
-            with open(self.log_file, "rb") as f:
-                f.seek(offset)
-                text = f.read().decode(errors="replace")
-        except OSError:
-            text = ""
-        text = "\n".join(_LOG_PREFIX.sub("", ln) for ln in text.splitlines())
+        text = "\n".join(_LOG_PREFIX.sub("", ln) for ln in self._log_since(offset).splitlines())
         return _tail(text) if text.strip() else _tail(r.stderr or r.stdout)
 
     def _pidfile_pid(self) -> int | None:

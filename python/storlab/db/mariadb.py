@@ -232,12 +232,7 @@ class ManagedMariadb(ManagedServer):
             return False
 
     def _log_tail(self, offset: int, stderr: str) -> str:
-        try:
-            with open(self.log_file, "rb") as f:
-                f.seek(offset)
-                text = f.read().decode(errors="replace")
-        except OSError:
-            text = ""
+        text = self._log_since(offset)
         lines = [re.sub(r"^\d{4}-\d\d-\d\d\s+[\d:]+\s+\d+\s+", "", ln) for ln in (text or stderr).splitlines()]
         errors = [ln for ln in lines if "[ERROR]" in ln] or lines
         return _tail("\n".join(errors), 2)
