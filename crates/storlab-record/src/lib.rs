@@ -15,6 +15,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub mod units;
 pub mod alarms;
 pub mod db;
 pub mod disk;

@@ -15,7 +15,8 @@ pub mod presets;
 pub mod profile;
 pub mod recording;
 pub mod spec;
-pub mod units;
+/// Sizes and durations: one grammar each, kept with the record (the lowest crate).
+pub use storlab_record::units;
 
 pub use job::{Job, Pattern};
 pub use spec::Workload;

@@ -198,7 +198,7 @@ pub(crate) fn source(origin: &str, file: &str) -> Object {
 
 /// Sizes in other tools' outputs (`1 GiB`, `1024 MiB`, `4KiB`, `16m`): the
 /// one grammar storlab reads sizes with.
-pub(crate) use storlab_workload::units::parse_size;
+pub(crate) use crate::units::parse_size;
 
 #[cfg(test)]
 mod tests {
