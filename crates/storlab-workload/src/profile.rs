@@ -1,4 +1,4 @@
-//! A recorded database workload profile (contracts/PROFILE.md, schema 1):
+//! A recorded database workload profile (docs/profile.md, schema 1):
 //! per transaction type its CPU, page accesses, dirtied pages, commits and
 //! WAL bytes; a miss-ratio curve; a Universal Scalability Law fit. Written
 //! by `storlab bench db --profile-out`, read by the simulator's database

@@ -1,4 +1,4 @@
-//! The database model: a recorded profile (contracts/PROFILE.md) as N
+//! The database model: a recorded profile (docs/profile.md) as N
 //! closed-loop virtual users on a modelled deployment.
 //!
 //! Each transaction, of a type drawn by the profile's shares:

@@ -13,7 +13,7 @@ use indexmap::IndexMap;
 use serde::Deserialize;
 use toml::{Table, Value};
 
-/// The profile file's schema (contracts/PROFILE.md).
+/// The profile file's schema (docs/profile.md).
 pub const SCHEMA_VERSION: i64 = 1;
 /// PostgreSQL's page; an engine with another page sets its own afterwards.
 pub const PAGE_BYTES: f64 = 8192.0;
