@@ -9,11 +9,11 @@ __all__ = [
     "Catalog",
     "DbTarget",
     "DbWorkload",
+    "DbSweep",
     "bench_disk_json",
     "db_prepare_json",
     "db_run_json",
     "db_record_json",
-    "db_sweep_done",
     "profile_health_json",
     "catalog_overlay_toml",
     "profile_build_json",
@@ -144,6 +144,21 @@ class DbTarget:
     def display(self) -> str: ...
 
 @final
+class DbSweep:
+    """A virtual-user sweep: the counts it plans and whether it goes on (the simulator's own)."""
+
+    @staticmethod
+    def auto(max_vus: int) -> DbSweep: ...
+    @staticmethod
+    def listed(vus: list[int]) -> DbSweep: ...
+    @property
+    def steps(self) -> list[int]: ...
+    @property
+    def is_auto(self) -> bool: ...
+    def record_step(self, vus: int, metric: str, runs_json: str) -> bool:
+        """One step's runs as JSON; True when the sweep goes no further."""
+
+@final
 class DbWorkload:
     """What runs: TPC-C, the insert storm or a workload file."""
 
@@ -185,9 +200,6 @@ def db_record_json(
     config: str, workload: str, metric: str, load_json: str, runs_json: str, *, seed: int, interrupted: bool = False
 ) -> str:
     """The `bench db` record of a sweep from its runs."""
-
-def db_sweep_done(values: list[float]) -> bool:
-    """True when an automatic sweep has gone two steps past its best."""
 
 def profile_health_json(file: str, text: str) -> str:
     """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.

@@ -5,6 +5,8 @@ crates/storlab-record (db.rs)."""
 
 from __future__ import annotations
 
+import json
+
 from rich.console import Console
 
 from storlab import _native
@@ -54,10 +56,9 @@ def test_bench_db_auto_sweep_stops_two_steps_past_the_knee():
     # bench db's automatic sweep, through the binding: 0.95 × 30,000 =
     # 28,500, so the knee is the third value; the two steps after it
     # (29,500 and 29,000) end the sweep.
-    values = [v for _, v in SWEEP]
-    assert not _native.db_sweep_done(values[:3])
-    assert not _native.db_sweep_done(values[:4])
-    assert _native.db_sweep_done(values)
+    sweep = _native.DbSweep.auto(1024)
+    runs = lambda v, n: json.dumps([{"vus": v, "nopm": n, "workload": "tpcc", "db": "sqlite", "repeat": 1}])  # noqa: E731
+    assert [sweep.record_step(v, "nopm", runs(v, n)) for v, n in SWEEP] == [False, False, False, False, True]
 
 
 def test_a_sweep_still_rising_has_no_cost_at_a_tipping_point():

@@ -210,7 +210,7 @@ def test_vus_reads_or_refuses_any_list(text, max_vus):
     from storlab.db.runner import parse_vus
 
     try:
-        vus, _ = parse_vus(text, max_vus)
+        vus = parse_vus(text, max_vus).steps
     except BaseException as e:  # noqa: BLE001
         clean(e)
         return

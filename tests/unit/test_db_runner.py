@@ -7,25 +7,35 @@ import pytest
 import json
 
 from storlab import _native
-from storlab.db.runner import parse_vus, sqrt2_steps
+from storlab.db.runner import parse_vus
 from storlab.units import parse_duration
 from storlab.errors import StorlabError
 
 
-def test_sqrt2_steps_match_the_common_sweep():
-    # 256·√2^k rounded: the sweep engineers use (256, 362, 512, 724, 1024).
-    assert sqrt2_steps(1024, start=256) == [256, 362, 512, 724, 1024]
-    # From 1: 1, 1.41, 2, 2.83, 4, 5.66, 8 -> whole, strictly rising.
-    assert sqrt2_steps(8) == [1, 2, 3, 4, 6, 8]
-
-
 def test_vus_lists_and_auto():
-    assert parse_vus("256,362,512", 1024) == ([256, 362, 512], False)
-    assert parse_vus("auto", 16) == ([1, 2, 3, 4, 6, 8, 11, 16], True)
+    listed = parse_vus("256,362,512", 1024)
+    assert (listed.steps, listed.is_auto) == ([256, 362, 512], False)
+    # round(√2^k): 1, 1.41, 2, 2.83, 4, 5.66, 8, 11.31, 16 -> whole, strictly rising.
+    auto = parse_vus("auto", 16)
+    assert (auto.steps, auto.is_auto) == ([1, 2, 3, 4, 6, 8, 11, 16], True)
+    # The sweep engineers use at the top: 256·√2^k.
+    assert parse_vus("auto", 1024).steps[-5:] == [256, 362, 512, 724, 1024]
     with pytest.raises(StorlabError):
         parse_vus("0", 10)
     with pytest.raises(StorlabError):
         parse_vus("many", 10)
+
+
+def test_an_automatic_sweep_stops_two_steps_past_its_knee():
+    # NOPM 100, 200, 400, 410, 405 at 1, 2, 3, 4, 6 users: the highest is
+    # 410, 95 % of it 389.5, first reached at the third step (400); two steps
+    # later the sweep is done — after the fifth, not before.
+    sweep = parse_vus("auto", 64)
+    done = [sweep.record_step(v, "nopm", json.dumps(step(v, n))) for v, n in zip([1, 2, 3, 4, 6], [100, 200, 400, 410, 405])]
+    assert done == [False, False, False, False, True]
+    # A listed sweep runs every count.
+    listed = parse_vus("8,16", 64)
+    assert [listed.record_step(v, "nopm", json.dumps(step(v, 500))) for v in (8, 16)] == [False, True]
 
 
 @pytest.mark.parametrize("text,seconds", [("30", 30), ("90s", 90), ("5m", 300), ("1h", 3600), ("2m30s", 150), ("1.5", 1.5), ("1d", 86400), ("10min", 600)])

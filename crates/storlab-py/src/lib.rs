@@ -842,11 +842,45 @@ fn db_record_json(py: Python<'_>, config: &str, workload: &str, metric: &str, lo
     Ok(json(&rec))
 }
 
-/// The step after which an automatic sweep stops: two steps without a gain
-/// of more than 5 % over the best.
-#[pyfunction]
-fn db_sweep_done(values: Vec<f64>) -> bool {
-    storlab_record::db::auto_sweep_done(&values)
+/// A virtual-user sweep of `bench db`, the same `Sweep` the simulator
+/// drives: the counts it plans, and whether it goes on after each step.
+#[pyclass(module = "storlab._native")]
+struct DbSweep {
+    inner: storlab_record::db::Sweep,
+}
+
+#[pymethods]
+impl DbSweep {
+    /// √2 steps from 1 up to `max_vus`, stopping two steps past the tipping point.
+    #[staticmethod]
+    fn auto(max_vus: u32) -> DbSweep {
+        DbSweep { inner: storlab_record::db::Sweep::auto(max_vus) }
+    }
+
+    /// The counts given, each run.
+    #[staticmethod]
+    fn listed(vus: Vec<u32>) -> DbSweep {
+        DbSweep { inner: storlab_record::db::Sweep::listed(vus) }
+    }
+
+    #[getter]
+    fn steps(&self) -> Vec<u32> {
+        self.inner.steps().to_vec()
+    }
+
+    #[getter]
+    fn is_auto(&self) -> bool {
+        self.inner.is_auto()
+    }
+
+    /// One step's runs (`runs_json`, a JSON list of its repeats as
+    /// `db_run_json` gave them): its `metric`, as the record's step gives
+    /// it, is the sweep's next value. True when the sweep goes no further.
+    fn record_step(&mut self, py: Python<'_>, vus: u32, metric: &str, runs_json: &str) -> PyResult<bool> {
+        let runs: Vec<storlab_record::DbRun> = serde_json::from_str(runs_json).map_err(|e| raise(py, "EngineError", format!("bench db: a run did not read back: {e}")))?;
+        let step = storlab_record::db::summarise_step(vus, &runs.iter().collect::<Vec<_>>(), metric);
+        Ok(self.inner.record(step.figures.get(metric).copied().unwrap_or(0.0)))
+    }
 }
 
 /// What makes a database profile suspect (`Profile::health`), as JSON:
@@ -990,12 +1024,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Catalog>()?;
     m.add_class::<DbTarget>()?;
     m.add_class::<DbWorkload>()?;
+    m.add_class::<DbSweep>()?;
     m.add_function(wrap_pyfunction!(tpcc_che_miss_ratio, m)?)?;
     m.add_function(wrap_pyfunction!(bench_disk_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
-    m.add_function(wrap_pyfunction!(db_sweep_done, m)?)?;
     m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_overlay_toml, m)?)?;
     m.add_function(wrap_pyfunction!(profile_build_json, m)?)?;

@@ -426,6 +426,70 @@ pub fn tipping_point(config: &str, steps: &[SweepStep], metric: &str) -> Option<
     })
 }
 
+/// The √2 steps of an automatic sweep: round(√2^k) without repeats.
+pub fn auto_steps(max: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    for k in 0..64 {
+        let v = 2f64.powf(f64::from(k) / 2.0).round() as u32;
+        if v > max {
+            break;
+        }
+        if out.last() != Some(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// A virtual-user sweep as the simulator and `bench db` both run it: the
+/// counts it plans, and when it is done — a listed sweep after its last
+/// count, an automatic one (√2 steps up to `max_vus`) once its tipping
+/// point is two steps behind ([`auto_sweep_done`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    steps: Vec<u32>,
+    auto: bool,
+    values: Vec<f64>,
+}
+
+impl Sweep {
+    /// √2 steps from 1 up to `max_vus`, stopping past the tipping point.
+    pub fn auto(max_vus: u32) -> Sweep {
+        Sweep { steps: auto_steps(max_vus), auto: true, values: Vec::new() }
+    }
+
+    /// The counts given, each run.
+    pub fn listed(steps: Vec<u32>) -> Sweep {
+        Sweep { steps, auto: false, values: Vec::new() }
+    }
+
+    /// The counts planned, in order.
+    pub fn steps(&self) -> &[u32] {
+        &self.steps
+    }
+
+    pub fn is_auto(&self) -> bool {
+        self.auto
+    }
+
+    /// The next step's headline figure (its metric, the mean of its
+    /// repeats); true when the sweep goes no further.
+    pub fn record(&mut self, value: f64) -> bool {
+        self.values.push(value);
+        self.done()
+    }
+
+    /// Every planned step ran, or an automatic sweep passed its tipping point.
+    pub fn done(&self) -> bool {
+        self.values.len() >= self.steps.len() || self.passed_tipping_point()
+    }
+
+    /// An automatic sweep stopped by its tipping point (not by running out of steps).
+    pub fn passed_tipping_point(&self) -> bool {
+        self.auto && auto_sweep_done(&self.values)
+    }
+}
+
 /// An automatic sweep (√2 steps) stops two steps past its knee (the first
 /// value reaching 95 % of the highest so far).
 pub fn auto_sweep_done(values: &[f64]) -> bool {
@@ -535,6 +599,24 @@ pub fn sweep_record(config: &str, workload: &str, metric: &str, load: Load, runs
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_sweep_stops_two_steps_past_its_knee_or_after_its_last_count() {
+        // 100, 200, 400, 410, 405: the highest is 410, 95 % of it 389.5,
+        // first reached at the third step; two steps later it is done.
+        let mut auto = Sweep::auto(64);
+        assert_eq!(auto.steps(), [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64]);
+        let done: Vec<bool> = [100.0, 200.0, 400.0, 410.0, 405.0].iter().map(|&v| auto.record(v)).collect();
+        assert_eq!(done, [false, false, false, false, true]);
+        assert!(auto.passed_tipping_point());
+        // Still rising at its last count: done, but not past a tipping point.
+        let mut short = Sweep::auto(2);
+        assert_eq!((short.record(10.0), short.record(20.0)), (false, true));
+        assert!(!short.passed_tipping_point());
+        let mut listed = Sweep::listed(vec![8, 16]);
+        assert_eq!((listed.record(5.0), listed.record(5.0)), (false, true));
+    }
+
     use super::*;
 
     fn step(vus: u32, v: f64, repeats: u32, sd: f64) -> SweepStep {

@@ -19,9 +19,9 @@ use storlab_model::cost::monthly_cost;
 use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::scenario::{Role, ScenarioFile};
 use storlab_model::Catalog;
-use storlab_record::db::{auto_sweep_done, tipping_point, SweepStep};
+use storlab_record::db::{tipping_point, Sweep, SweepStep};
 use storlab_record::{DbJob, JobExtra, JobResult, PoolUse, RecordExtra, RunRecord, SimRun, TxnStats};
-use storlab_workload::database::{auto_steps, Database, Vus};
+use storlab_workload::database::{Database, Vus};
 
 /// The headline metric of a profile's sweep, as `bench db` names it.
 pub fn metric_of(db: &Database) -> &'static str {
@@ -129,16 +129,21 @@ pub(crate) fn check_config(file: &str, dep: &Deployment, profile: &storlab_workl
     Ok(notes)
 }
 
-/// The VU counts a sweep plans, and how many of them it expects to run
-/// (an automatic sweep usually stops well before its last step).
-fn planned_steps(db: &Database) -> (Vec<u32>, usize) {
+/// The workload's sweep, as `bench db` runs it too.
+fn sweep_of(db: &Database) -> Sweep {
     match &db.vus {
-        Vus::List(v) => (v.clone(), v.len()),
-        Vus::Auto { max } => {
-            let steps = auto_steps(*max);
-            let n = steps.len().min(12);
-            (steps, n)
-        }
+        Vus::List(v) => Sweep::listed(v.clone()),
+        Vus::Auto { max } => Sweep::auto(*max),
+    }
+}
+
+/// The runs a sweep expects (an automatic sweep usually stops well
+/// before its last step).
+fn runs_expected(sweep: &Sweep) -> usize {
+    if sweep.is_auto() {
+        sweep.steps().len().min(12)
+    } else {
+        sweep.steps().len()
     }
 }
 
@@ -275,19 +280,18 @@ fn prepare_config(cat: &Catalog, dep: &Deployment, db: &Database, notes: &mut No
 /// each repeat's figures.
 type StepRun = (u32, DbResult, Vec<Figures>);
 
-/// A run unit: a config's VU counts, one at a time for a listed sweep, all
-/// of them (each next depending on the last) for an automatic one.
-type Unit = (usize, Vec<u32>);
+/// A run unit: a config's sweep, one count at a time for a listed sweep,
+/// all of it (each next step depending on the last) for an automatic one.
+type Unit = (usize, Sweep);
 
 /// The runs: each VU count of each config on its own, or each config's
 /// automatic sweep, spread over `threads` cores; each run has its own seed,
 /// so the record is the same for any thread count. A unit's entry is None
 /// where the work stopped before it ran.
-fn sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repeats: u32, threads: usize, progress: &mut dyn FnMut(f64) -> bool) -> (Vec<Option<Vec<StepRun>>>, bool) {
+fn run_sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repeats: u32, threads: usize, progress: &mut dyn FnMut(f64) -> bool) -> (Vec<Option<Vec<StepRun>>>, bool) {
     let run_s = db.rampup_s + db.duration_s;
-    let n_planned = planned_steps(db).1 as f64;
+    let n_planned = runs_expected(&sweep_of(db)) as f64;
     let planned = (sc.deps.len() as f64 * n_planned * run_s * f64::from(repeats)).max(1e-9);
-    let auto = matches!(db.vus, Vus::Auto { .. });
     let metric = metric_of(db);
     let db_memory = db.db_memory_gib.map(|g| g * (1u64 << 30) as f64);
     let params = |ci: usize, vus: u32| {
@@ -301,11 +305,11 @@ fn sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repeats: 
     // `--repeats N`: each step N times, the first with the step's own seed
     // (one repeat gives the record of none), the others with seeds of their own.
     let run_unit = |ui: usize| -> Vec<StepRun> {
-        let (ci, steps) = &units[ui];
+        let (ci, planned) = &units[ui];
+        let mut sweep = planned.clone();
         let (dep, lats) = (&sc.deps[*ci], &preps[*ci].lats);
         let mut out: Vec<StepRun> = Vec::new();
-        let mut values = Vec::new();
-        for (si, &vus) in steps.iter().enumerate() {
+        for (si, &vus) in planned.steps().iter().enumerate() {
             let mut first: Option<DbResult> = None;
             let mut each = Vec::new();
             for k in 0..repeats {
@@ -331,14 +335,14 @@ fn sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repeats: 
             }
             let r = first.expect("a step runs at least once");
             let mean = |f: &dyn Fn(&Figures) -> f64| each.iter().map(f).sum::<f64>() / each.len() as f64;
-            values.push(match metric {
+            let done = sweep.record(match metric {
                 "nopm" => mean(&|f| f.nopm),
                 "rows_per_min" => mean(&|f| f.rows_per_min),
                 _ => mean(&|f| f.tpm),
             });
             let interrupted = r.interrupted || stop.load(Ordering::Relaxed);
             out.push((vus, r, each));
-            if interrupted || (auto && auto_sweep_done(&values)) {
+            if interrupted || done {
                 break;
             }
         }
@@ -397,14 +401,15 @@ pub(crate) fn run_database(cat: &Catalog, sc: &Scenario, db: &Database, override
     }
     notes.assumptions.extend(sweep_assumptions(db, metric));
     let preps = deps.iter().map(|dep| prepare_config(cat, dep, db, &mut notes)).collect::<Result<Vec<_>, _>>()?;
-    let steps_planned = planned_steps(db).0;
-    let units: Vec<Unit> = match &db.vus {
-        Vus::List(_) => (0..deps.len()).flat_map(|ci| steps_planned.iter().map(move |&v| (ci, vec![v]))).collect(),
-        Vus::Auto { .. } => (0..deps.len()).map(|ci| (ci, steps_planned.clone())).collect(),
+    let sweep = sweep_of(db);
+    let units: Vec<Unit> = if sweep.is_auto() {
+        (0..deps.len()).map(|ci| (ci, sweep.clone())).collect()
+    } else {
+        (0..deps.len()).flat_map(|ci| sweep.steps().iter().map(move |&v| (ci, Sweep::listed(vec![v])))).collect()
     };
     let repeats = overrides.repeats.unwrap_or(1).max(1);
     let threads = overrides.sim_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let (results, stopped) = sweep(sc, db, &preps, &units, repeats, threads, progress);
+    let (results, stopped) = run_sweep(sc, db, &preps, &units, repeats, threads, progress);
     let mut rec = sc.record(&db.profile.name, db.seed);
     let (simulated_s, simulated_ios) = assemble(&mut rec, sc, db, &preps, &units, results, stopped);
     notes.unverified.sort();
@@ -422,17 +427,16 @@ pub(crate) fn run_database(cat: &Catalog, sc: &Scenario, db: &Database, override
 fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], results: Vec<Option<Vec<StepRun>>>, stopped: bool) -> (f64, u64) {
     let metric = metric_of(db);
     let run_s = db.rampup_s + db.duration_s;
-    let auto = matches!(db.vus, Vus::Auto { .. });
     let (mut simulated_s, mut simulated_ios) = (0.0, 0u64);
     let mut unit_results = units.iter().zip(results).peekable();
     'configs: for (ci, dep) in sc.deps.iter().enumerate() {
         let monthly = preps[ci].monthly;
         let mut steps: Vec<SweepStep> = Vec::new();
-        let mut values: Vec<f64> = Vec::new();
+        let mut sweep = sweep_of(db);
         let mut ran_all = false;
-        while let Some(((_, planned_steps), out)) = unit_results.next_if(|((uci, _), _)| *uci == ci) {
+        while let Some(((_, planned), out)) = unit_results.next_if(|((uci, _), _)| *uci == ci) {
             let out = out.unwrap_or_default();
-            ran_all = out.len() == planned_steps.len();
+            ran_all = out.len() == planned.steps().len();
             for (vus, r, each) in out {
                 simulated_s += if r.interrupted || r.steady_at_s.is_some() { db.rampup_s + r.window_s } else { run_s } * each.len() as f64;
                 if let Some(w) = r.steady_at_s {
@@ -445,7 +449,7 @@ fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], u
                     "rows_per_min" => spread.rows_per_min,
                     _ => spread.tpm,
                 };
-                values.push(value);
+                sweep.record(value);
                 let mut figures = BTreeMap::from([(metric.to_string(), round(value, 1))]);
                 if each.len() > 1 {
                     figures.insert(format!("{metric}_stdev"), round(sd, 1));
@@ -467,8 +471,8 @@ fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], u
             rec.interrupted = true;
             break;
         }
-        if auto && ran_all && !auto_sweep_done(&values) {
-            if let Some(&vus) = planned_steps(db).0.last() {
+        if sweep.is_auto() && ran_all && !sweep.passed_tipping_point() {
+            if let Some(&vus) = sweep.steps().last() {
                 rec.warnings.push(format!("config {}: the automatic sweep reached max_vus = {vus} before the tipping point", dep.name));
             }
         }

@@ -69,20 +69,7 @@ pub struct Database {
     pub period_s: f64,
 }
 
-/// The √2 steps of an automatic sweep: round(√2^k) without repeats.
-pub fn auto_steps(max: u32) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
-    for k in 0..64 {
-        let v = 2f64.powf(f64::from(k) / 2.0).round() as u32;
-        if v > max {
-            break;
-        }
-        if out.last() != Some(&v) {
-            out.push(v);
-        }
-    }
-    out
-}
+pub use storlab_record::db::auto_steps;
 
 pub(crate) fn err(file: &str, field: &str, message: impl Into<String>) -> WorkloadError {
     WorkloadError::Field { file: file.into(), field: field.into(), message: message.into() }

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
-import math
 import os
 import sys
 import tempfile
@@ -31,35 +30,35 @@ SQLITE_FILE = "storlab.sqlite"
 _SQLITE_SIDE = ("-wal", "-shm", "-journal")
 
 
-def sqrt2_steps(limit: int, start: int = 1) -> list[int]:
-    """Virtual-user counts a factor of √2 apart (256, 362, 512, 724, 1024 …),
-    from `start` up to `limit`, each a whole number and each larger than the last."""
-    out: list[int] = []
-    k = 0
-    while True:
-        v = round(start * math.sqrt(2) ** k)
-        if v > limit:
-            break
-        if not out or v > out[-1]:
-            out.append(v)
-        k += 1
-    return out
-
-
-def parse_vus(text: str, max_vus: int) -> tuple[list[int], bool]:
+def parse_vus(text: str, max_vus: int) -> _native.DbSweep:
     """`--vus 8`, `--vus 256,362,512` or `--vus auto` (√2 steps up to
-    --max-vus, stopping early past the tipping point). Returns the counts and
-    whether the sweep is automatic."""
+    --max-vus, stopping early past the tipping point): the sweep, the same
+    one the simulator runs."""
     t = str(text).strip().lower()
     if t == "auto":
-        return sqrt2_steps(max_vus), True
+        return _native.DbSweep.auto(max_vus)
     try:
         vus = [int(x) for x in t.split(",")]
     except ValueError:
         raise StorlabError(f"--vus '{text}' — give a count (8), a list (256,362,512) or auto") from None
     if not vus or any(v < 1 for v in vus):
         raise StorlabError(f"--vus '{text}' — every count must be at least 1")
-    return vus, False
+    if any(v > _VUS_MAX for v in vus):
+        raise StorlabError(f"--vus '{text}' — a count is at most {_VUS_MAX:,} — nearest valid value {_VUS_MAX}")
+    return _native.DbSweep.listed(vus)
+
+
+# The most virtual users a count may ask for (a 32-bit count, as every
+# count storlab takes).
+_VUS_MAX = 4_294_967_295
+
+
+# A run's figures that are the profile recorder's, not the record's.
+_RECORDER_ONLY = ("host_cpu", "client_wait", "program_times")
+
+
+def _plain(run: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in run.items() if k not in _RECORDER_ONLY}
 
 
 def volume_gone(data_dir: str | os.PathLike | None) -> str | None:
@@ -288,7 +287,8 @@ def bench_db(
         except OSError as e:
             raise StorlabError(f"--commit-log {commit_log}: cannot write it ({e.strerror}) — give a file in a folder you can write to") from None
     server_settings = parse_settings(settings, db)
-    steps_vus, auto = parse_vus(vus, max_vus)
+    sweep = parse_vus(vus, max_vus)
+    steps_vus, auto = sweep.steps, sweep.is_auto
     is_insert = wspec["kind"] == "insert"
     dur_s = parse_duration(duration, "--duration", positive=False) if duration is not None else (0.0 if is_insert else 300.0)
     if dur_s <= 0 and not is_insert:
@@ -337,9 +337,7 @@ def bench_db(
 
     def record() -> dict[str, Any]:
         config = runs[0]["target"] if runs and database.display in ("postgres", "mysql") else database.display
-        # `host_cpu` and `client_wait` are the profile recorder's, not the record's.
-        plain = [{k: v for k, v in r.items() if k not in ("host_cpu", "client_wait", "program_times")} for r in runs]
-        return json.loads(_native.db_record_json(config, job, metric, load, json.dumps(plain), seed=seed,
+        return json.loads(_native.db_record_json(config, job, metric, load, json.dumps([_plain(r) for r in runs]), seed=seed,
                                                  interrupted=interrupted))
 
     with database:
@@ -428,7 +426,9 @@ def bench_db(
             if run.get("interrupted"):
                 interrupted = True
                 break
-            if auto and k == repeat - 1 and _native.db_sweep_done([s.get(metric) or 0.0 for s in record()["steps"]]):
+            # An automatic sweep goes count by count: this count's repeats
+            # are the last runs.
+            if auto and k == repeat - 1 and sweep.record_step(v, metric, json.dumps([_plain(r) for r in runs[-repeat:]])):
                 break
         if recording is not None and runs and not interrupted and db == "managed-mariadb":
             profile_info = myprofile.record(
