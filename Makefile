@@ -8,7 +8,7 @@ STAMPS := .stamps
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null) Cargo.toml pyproject.toml
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-rust test-python check test-quick bench fuzz clean
+.PHONY: quick help install demo test test-rust test-python check test-quick bench fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -101,6 +101,13 @@ check: install ## The edit loop: cargo tests and pytest without servers, FUSE, b
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "$(NO_SERVERS)"
 
 test-quick: check ## The same as make check
+
+# The simulator's own loop: after an edit in storlab-sim (or the crates
+# below it), its cargo tests and the pytest files that run simulate.
+QUICK_PYTEST := tests/cli/test_simulate.py tests/cli/test_simulate_db.py tests/cli/test_tipping_point.py tests/test_examples.py tests/test_buckets_at_start.py
+quick: install ## The simulator's edit loop: storlab-sim's cargo tests and the pytest files that simulate
+	cargo test --profile tests -p storlab-sim --tests
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "$(NO_SERVERS)" $(QUICK_PYTEST)
 
 bench: install ## Run the benchmarks beside their peers (an hour or more; rows on bench/RESULTS.md, raw results in bench/results.json)
 	$(MATURIN) --release

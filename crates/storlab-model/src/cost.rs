@@ -70,20 +70,14 @@ fn rds_price_engine(dep: &Deployment) -> Option<String> {
     }
 }
 
-pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
-    let region = region_for(dep);
-    let mut items = Vec::new();
-    let describe = |p: &PriceSpec| {
-        let prov = cat.provenance(&p.usd, p.src.as_deref());
-        (
-            prov.as_ref().map(|s| s.status.clone()),
-            prov.as_ref().map(|s| format!("{} ({})", s.url, s.date)),
-            prov.map_or(p.usd.verified, |s| s.verified && s.status == "vendor"),
-        )
-    };
+/// Where a price comes from: its source's status, the source, verified.
+type Described = (Option<String>, Option<String>, bool);
 
-    // The host: on-demand hours with the config's licence; an RDS instance
-    // class at RDS's price for its engine (Single-AZ).
+/// The host's line: on-demand hours with the config's licence; an RDS
+/// instance class at RDS's price for its engine (Single-AZ); none for a
+/// local machine.
+fn host_items(cat: &Catalog, dep: &Deployment, region: &str, describe: &dyn Fn(&PriceSpec) -> Described) -> Vec<CostItem> {
+    let mut items = Vec::new();
     let rds = dep.host.kind == HostKind::Rds;
     let rds_engine = rds_price_engine(dep);
     let what = if rds {
@@ -109,16 +103,7 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         .collect();
     if dep.host.kind != HostKind::Local {
         if host_rows.is_empty() {
-            items.push(CostItem {
-                item: format!("{} ({what}) — no price in the catalog for {region}", dep.host.id),
-                usd: None,
-                quantity: HOURS_PER_MONTH,
-                unit: "hour".into(),
-                unit_usd: None,
-                source_status: None,
-                source: None,
-                verified: false,
-            });
+            items.push(unpriced(format!("{} ({what}) — no price in the catalog for {region}", dep.host.id), HOURS_PER_MONTH, "hour"));
         }
         for p in host_rows {
             let (status, source, verified) = describe(p);
@@ -134,6 +119,27 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
             });
         }
     }
+    items
+}
+
+/// A line the catalog has no price for: counted, and the total incomplete.
+fn unpriced(item: String, quantity: f64, unit: &str) -> CostItem {
+    CostItem { item, usd: None, quantity, unit: unit.into(), unit_usd: None, source_status: None, source: None, verified: false }
+}
+
+pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
+    let region = region_for(dep);
+    let mut items = Vec::new();
+    let describe = |p: &PriceSpec| {
+        let prov = cat.provenance(&p.usd, p.src.as_deref());
+        (
+            prov.as_ref().map(|s| s.status.clone()),
+            prov.as_ref().map(|s| format!("{} ({})", s.url, s.date)),
+            prov.map_or(p.usd.verified, |s| s.verified && s.status == "vendor"),
+        )
+    };
+
+    items.extend(host_items(cat, dep, &region, &describe));
 
     for pool in &dep.pools {
         let d = &pool.device;
@@ -153,31 +159,13 @@ pub fn monthly_cost(cat: &Catalog, dep: &Deployment) -> Cost {
         let n = f64::from(pool.count);
         let label = format!("pool {}: {}", pool.role.name(), if item_id == d.id { d.id.clone() } else { format!("{item_id} (RDS storage)") });
         if rows.is_empty() {
-            items.push(CostItem {
-                item: format!("{label} — no price in the catalog for {region}"),
-                usd: None,
-                quantity: n,
-                unit: "device".into(),
-                unit_usd: None,
-                source_status: None,
-                source: None,
-                verified: false,
-            });
+            items.push(unpriced(format!("{label} — no price in the catalog for {region}"), n, "device"));
             continue;
         }
         // Provisioned SSD IOPS above a file system's default with no price.
         if let (Some(inc), Some(prov)) = (d.iops_included, d.provisioned_iops) {
             if prov > inc && !rows.iter().any(|p| p.unit == PriceUnit::IopsMonth) {
-                items.push(CostItem {
-                    item: format!("{label}: provisioned SSD IOPS above the included {} — no price in the catalog for {region}", inc.floor()),
-                    usd: None,
-                    quantity: (prov - inc) * n,
-                    unit: "IOPS-month".into(),
-                    unit_usd: None,
-                    source_status: None,
-                    source: None,
-                    verified: false,
-                });
+                items.push(unpriced(format!("{label}: provisioned SSD IOPS above the included {} — no price in the catalog for {region}", inc.floor()), (prov - inc) * n, "IOPS-month"));
             }
         }
         for p in rows {

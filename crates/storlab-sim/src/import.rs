@@ -189,25 +189,8 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let cpu_utilization = (cpu_busy / (w * vcpus as f64)).min(1.0);
     let stream_cpu = (cpu_busy / (w * s as f64)).min(1.0);
     let (pools, top) = pool_results(dep, &st, &labels, &pool_ios, w);
-    let pl = |n: usize| if n == 1 { "" } else { "s" };
-    let binding = match top {
-        _ if stream_cpu >= 0.9 => format!("CPU: {s} COPY stream{}, each on one vCPU at {:.0} % (a COPY runs on one core; {vcpus} vCPUs)", pl(s), 100.0 * stream_cpu),
-        _ if cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %", 100.0 * cpu_utilization),
-        Some((u, id, res)) if u >= 0.9 => crate::db::limit_words(dep, &st, u, id, res),
-        // The writers held the streams back: by the busiest limit where one
-        // was at least half busy, else by the pools' write latency itself.
-        _ if t_blocked > t_read.max(t_cpu) => {
-            let waited = 100.0 * t_blocked / (w * s as f64);
-            match top {
-                Some((u, id, res)) if u >= 0.5 => {
-                    format!("the streams waited for the writers {waited:.0} % of the time, the writers held by {}", crate::db::limit_words(dep, &st, u, id, res))
-                }
-                _ => format!("write latency: the streams waited for the writers {waited:.0} % of the time"),
-            }
-        }
-        _ if t_read > t_cpu => format!("input read latency: {s} stream{} reading 1 MiB at a time", pl(s)),
-        _ => format!("CPU: {s} COPY stream{} at {:.0} % of a vCPU each", pl(s), 100.0 * stream_cpu),
-    };
+    let spent = Spent { streams: s, vcpus, stream_cpu, cpu_utilization, read_s: t_read, cpu_s: t_cpu, blocked_s: t_blocked, window_s: w };
+    let binding = import_binding(dep, &st, top, &spent);
     let series = sink.finish(Secs(w), &st.pacers);
     ImportResult {
         load_s: w,
@@ -222,6 +205,44 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
         series,
         interrupted,
         events,
+    }
+}
+
+/// Where a load's time went: its streams' reading, CPU and waiting for the
+/// writers (summed over the streams, s), and how busy its CPUs were.
+struct Spent {
+    streams: usize,
+    vcpus: usize,
+    stream_cpu: f64,
+    cpu_utilization: f64,
+    read_s: f64,
+    cpu_s: f64,
+    blocked_s: f64,
+    window_s: f64,
+}
+
+/// What bound a load, in words: the CPU, a limit at least 90 % busy, the
+/// writers, or the input's read latency.
+fn import_binding(dep: &Deployment, st: &DeploymentState, top: Option<(f64, storlab_model::pacing::PacerId, &storlab_model::resources::Resource)>, x: &Spent) -> String {
+    let (s, vcpus) = (x.streams, x.vcpus);
+    let pl = |n: usize| if n == 1 { "" } else { "s" };
+    match top {
+        _ if x.stream_cpu >= 0.9 => format!("CPU: {s} COPY stream{}, each on one vCPU at {:.0} % (a COPY runs on one core; {vcpus} vCPUs)", pl(s), 100.0 * x.stream_cpu),
+        _ if x.cpu_utilization >= 0.9 => format!("host CPU {vcpus} vCPUs at {:.0} %", 100.0 * x.cpu_utilization),
+        Some((u, id, res)) if u >= 0.9 => crate::db::limit_words(dep, st, u, id, res),
+        // The writers held the streams back: by the busiest limit where one
+        // was at least half busy, else by the pools' write latency itself.
+        _ if x.blocked_s > x.read_s.max(x.cpu_s) => {
+            let waited = 100.0 * x.blocked_s / (x.window_s * s as f64);
+            match top {
+                Some((u, id, res)) if u >= 0.5 => {
+                    format!("the streams waited for the writers {waited:.0} % of the time, the writers held by {}", crate::db::limit_words(dep, st, u, id, res))
+                }
+                _ => format!("write latency: the streams waited for the writers {waited:.0} % of the time"),
+            }
+        }
+        _ if x.read_s > x.cpu_s => format!("input read latency: {s} stream{} reading 1 MiB at a time", pl(s)),
+        _ => format!("CPU: {s} COPY stream{} at {:.0} % of a vCPU each", pl(s), 100.0 * x.stream_cpu),
     }
 }
 

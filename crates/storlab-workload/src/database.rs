@@ -178,37 +178,7 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         }));
     }
 
-    let vus = match db.get("vus") {
-        None => return Err(err(file, &at("vus"), "missing — a list of virtual-user counts such as [8, 16, 32], or \"auto\"")),
-        Some(toml::Value::String(s)) if s == "auto" => {
-            let max = match db.get("max_vus") {
-                None => AUTO_MAX_VUS,
-                Some(toml::Value::Integer(i)) if *i >= 1 && *i <= i64::from(AUTO_MAX_VUS) => *i as u32,
-                Some(v) => return Err(err(file, &at("max_vus"), format!("{v} — a whole number from 1 to {AUTO_MAX_VUS} — nearest valid value {}", nearest_int(v, 1, i64::from(AUTO_MAX_VUS))))),
-            };
-            Vus::Auto { max }
-        }
-        Some(toml::Value::String(s)) => return Err(err(file, &at("vus"), format!("'{s}' — give a list such as [8, 16, 32] or \"auto\""))),
-        Some(toml::Value::Array(a)) => {
-            if a.is_empty() {
-                return Err(err(file, &at("vus"), "empty — give at least one virtual-user count, e.g. [1], or \"auto\""));
-            }
-            let mut out = Vec::new();
-            for (i, v) in a.iter().enumerate() {
-                match v {
-                    toml::Value::Integer(n) if *n >= 1 && *n <= 1_000_000 => out.push(*n as u32),
-                    other => {
-                        return Err(err(file, &format!("workload.database.vus[{i}]"), format!("{other} — a virtual-user count is a whole number from 1 to 1000000 — nearest valid value {}", nearest_int(other, 1, 1_000_000))))
-                    }
-                }
-            }
-            if db.contains_key("max_vus") {
-                return Err(err(file, &at("max_vus"), "only with vus = \"auto\""));
-            }
-            Vus::List(out)
-        }
-        Some(other) => return Err(err(file, &at("vus"), format!("{other} — give a list such as [8, 16, 32] or \"auto\""))),
-    };
+    let vus = vus_field(file, db)?;
 
     let secs = |k: &str, default: f64, min: f64| -> Result<f64, WorkloadError> {
         let v = match db.get(k) {
@@ -237,20 +207,7 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
             Some(g)
         }
     };
-    let usl = match (db.get("usl_alpha"), db.get("usl_beta")) {
-        (None, None) => None,
-        (Some(a), Some(b)) => {
-            let (a, b) = (number(file, &at("usl_alpha"), a)?, number(file, &at("usl_beta"), b)?);
-            for (k, v) in [("usl_alpha", a), ("usl_beta", b)] {
-                if !(0.0..=1.0).contains(&v) {
-                    return Err(err(file, &at(k), format!("{v} — the USL's coefficients lie in [0, 1] — nearest valid value {}", v.clamp(0.0, 1.0))));
-                }
-            }
-            Some((a, b))
-        }
-        (Some(_), None) => return Err(err(file, &at("usl_beta"), format!("missing beside usl_alpha — give both (the profile has usl_beta = {})", profile.concurrency.beta))),
-        (None, Some(_)) => return Err(err(file, &at("usl_alpha"), format!("missing beside usl_beta — give both (the profile has usl_alpha = {})", profile.concurrency.alpha))),
-    };
+    let usl = usl_field(file, db, &profile)?;
     let random_homes = match db.get("home_warehouses") {
         None => false,
         Some(v) => match v.as_str() {
@@ -290,6 +247,61 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         }
     };
     Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, rows_per_user, seed, period_s })
+}
+
+/// `vus`: a list of counts, or "auto" with its `max_vus`.
+fn vus_field(file: &str, db: &toml::Table) -> Result<Vus, WorkloadError> {
+    let at = |k: &str| format!("workload.database.{k}");
+    Ok(match db.get("vus") {
+        None => return Err(err(file, &at("vus"), "missing — a list of virtual-user counts such as [8, 16, 32], or \"auto\"")),
+        Some(toml::Value::String(s)) if s == "auto" => {
+            let max = match db.get("max_vus") {
+                None => AUTO_MAX_VUS,
+                Some(toml::Value::Integer(i)) if *i >= 1 && *i <= i64::from(AUTO_MAX_VUS) => *i as u32,
+                Some(v) => return Err(err(file, &at("max_vus"), format!("{v} — a whole number from 1 to {AUTO_MAX_VUS} — nearest valid value {}", nearest_int(v, 1, i64::from(AUTO_MAX_VUS))))),
+            };
+            Vus::Auto { max }
+        }
+        Some(toml::Value::String(s)) => return Err(err(file, &at("vus"), format!("'{s}' — give a list such as [8, 16, 32] or \"auto\""))),
+        Some(toml::Value::Array(a)) => {
+            if a.is_empty() {
+                return Err(err(file, &at("vus"), "empty — give at least one virtual-user count, e.g. [1], or \"auto\""));
+            }
+            let mut out = Vec::new();
+            for (i, v) in a.iter().enumerate() {
+                match v {
+                    toml::Value::Integer(n) if *n >= 1 && *n <= 1_000_000 => out.push(*n as u32),
+                    other => {
+                        return Err(err(file, &format!("workload.database.vus[{i}]"), format!("{other} — a virtual-user count is a whole number from 1 to 1000000 — nearest valid value {}", nearest_int(other, 1, 1_000_000))))
+                    }
+                }
+            }
+            if db.contains_key("max_vus") {
+                return Err(err(file, &at("max_vus"), "only with vus = \"auto\""));
+            }
+            Vus::List(out)
+        }
+        Some(other) => return Err(err(file, &at("vus"), format!("{other} — give a list such as [8, 16, 32] or \"auto\""))),
+    })
+}
+
+/// `usl_alpha` and `usl_beta`: both, in [0, 1], or neither.
+fn usl_field(file: &str, db: &toml::Table, profile: &Profile) -> Result<Option<(f64, f64)>, WorkloadError> {
+    let at = |k: &str| format!("workload.database.{k}");
+    Ok(match (db.get("usl_alpha"), db.get("usl_beta")) {
+        (None, None) => None,
+        (Some(a), Some(b)) => {
+            let (a, b) = (number(file, &at("usl_alpha"), a)?, number(file, &at("usl_beta"), b)?);
+            for (k, v) in [("usl_alpha", a), ("usl_beta", b)] {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(err(file, &at(k), format!("{v} — the USL's coefficients lie in [0, 1] — nearest valid value {}", v.clamp(0.0, 1.0))));
+                }
+            }
+            Some((a, b))
+        }
+        (Some(_), None) => return Err(err(file, &at("usl_beta"), format!("missing beside usl_alpha — give both (the profile has usl_beta = {})", profile.concurrency.beta))),
+        (None, Some(_)) => return Err(err(file, &at("usl_alpha"), format!("missing beside usl_beta — give both (the profile has usl_alpha = {})", profile.concurrency.alpha))),
+    })
 }
 
 impl Database {

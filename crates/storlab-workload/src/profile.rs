@@ -34,6 +34,41 @@ pub struct Profile {
     pub writeback: Option<Writeback>,
 }
 
+impl Writeback {
+    /// Each curve a point per entry, ascending, and the checkpoint settings
+    /// as PostgreSQL takes them.
+    fn check(&self, file: &str) -> Result<(), ProfileError> {
+        let field = |f: &str, m: String| ProfileError::Field { file: file.into(), field: f.into(), message: m };
+        let w = self;
+        let n = w.txns_per_unit.len();
+        if n == 0 || w.pages_per_unit.len() != n || w.runs_per_unit.len() != n {
+            return Err(field("writeback", format!(
+                "{n} txns_per_unit, {} pages_per_unit, {} runs_per_unit — one of each per point, at least one point",
+                w.pages_per_unit.len(),
+                w.runs_per_unit.len()
+            )));
+        }
+        if w.txns_per_unit[0] < 0.0 || w.txns_per_unit.windows(2).any(|x| x[1] <= x[0]) || w.txns_per_unit.iter().any(|x| !x.is_finite()) {
+            return Err(field("writeback.txns_per_unit", "must be 0 or more and ascend".into()));
+        }
+        if w.pages_per_unit.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || w.pages_per_unit.windows(2).any(|x| x[1] < x[0]) {
+            return Err(field("writeback.pages_per_unit", "must be 0 or more and never fall".into()));
+        }
+        if let Some((r, pg)) = w.runs_per_unit.iter().zip(&w.pages_per_unit).find(|(r, pg)| !(r.is_finite() && **r >= 0.0 && **r <= **pg + 1e-9)) {
+            return Err(field("writeback.runs_per_unit", format!("{r} where pages_per_unit is {pg} — runs are 0 or more and at most the pages")));
+        }
+        for (f, x, lo) in [("units", w.units, 1.0), ("checkpoint_timeout_s", w.checkpoint_timeout_s, 1.0), ("max_wal_bytes", w.max_wal_bytes, 1.0), ("flush_after_bytes", w.flush_after_bytes, 0.0)] {
+            if !(x.is_finite() && x >= lo) {
+                return Err(field(&format!("writeback.{f}"), format!("{x} — must be at least {lo}")));
+            }
+        }
+        if !(w.completion_target > 0.0 && w.completion_target <= 1.0) {
+            return Err(field("writeback.completion_target", format!("{} — PostgreSQL takes 0 to 1 (default 0.9)", w.completion_target)));
+        }
+        Ok(())
+    }
+}
+
 impl Profile {
     /// The database engine the profile was recorded on (`postgres`,
     /// `mysql`, `mariadb`, `sqlserver`, `oracle`, `db2`, as a config's
@@ -497,31 +532,7 @@ impl Profile {
             }
         }
         if let Some(w) = &p.writeback {
-            let n = w.txns_per_unit.len();
-            if n == 0 || w.pages_per_unit.len() != n || w.runs_per_unit.len() != n {
-                return Err(field("writeback", format!(
-                    "{n} txns_per_unit, {} pages_per_unit, {} runs_per_unit — one of each per point, at least one point",
-                    w.pages_per_unit.len(),
-                    w.runs_per_unit.len()
-                )));
-            }
-            if w.txns_per_unit[0] < 0.0 || w.txns_per_unit.windows(2).any(|x| x[1] <= x[0]) || w.txns_per_unit.iter().any(|x| !x.is_finite()) {
-                return Err(field("writeback.txns_per_unit", "must be 0 or more and ascend".into()));
-            }
-            if w.pages_per_unit.iter().any(|x| !(x.is_finite() && *x >= 0.0)) || w.pages_per_unit.windows(2).any(|x| x[1] < x[0]) {
-                return Err(field("writeback.pages_per_unit", "must be 0 or more and never fall".into()));
-            }
-            if let Some((r, pg)) = w.runs_per_unit.iter().zip(&w.pages_per_unit).find(|(r, pg)| !(r.is_finite() && **r >= 0.0 && **r <= **pg + 1e-9)) {
-                return Err(field("writeback.runs_per_unit", format!("{r} where pages_per_unit is {pg} — runs are 0 or more and at most the pages")));
-            }
-            for (f, x, lo) in [("units", w.units, 1.0), ("checkpoint_timeout_s", w.checkpoint_timeout_s, 1.0), ("max_wal_bytes", w.max_wal_bytes, 1.0), ("flush_after_bytes", w.flush_after_bytes, 0.0)] {
-                if !(x.is_finite() && x >= lo) {
-                    return Err(field(&format!("writeback.{f}"), format!("{x} — must be at least {lo}")));
-                }
-            }
-            if !(w.completion_target > 0.0 && w.completion_target <= 1.0) {
-                return Err(field("writeback.completion_target", format!("{} — PostgreSQL takes 0 to 1 (default 0.9)", w.completion_target)));
-            }
+            w.check(file)?;
         }
         let mut per_unit: BTreeMap<&str, (u32, &str)> = BTreeMap::new();
         for t in &p.transactions {

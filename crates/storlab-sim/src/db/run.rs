@@ -183,6 +183,49 @@ pub(super) struct DbRun<'a> {
     next_cut: f64,
 }
 
+/// The rows each transaction type locks: the kinds of row (by name), the
+/// most of one kind a unit has, and per type its (kind, rows a unit) pairs.
+fn row_plan(profile: &Profile) -> (Vec<&str>, u64, Vec<Vec<(u64, u64)>>) {
+    let mut row_kinds: Vec<&str> = Vec::new();
+    let mut max_rows = 1u64;
+    let type_rows: Vec<Vec<(u64, u64)>> = profile
+        .transactions
+        .iter()
+        .map(|tp| {
+            let mut v: Vec<(u64, u64)> = tp
+                .row_locks
+                .iter()
+                .map(|l| {
+                    let k = row_kinds.iter().position(|&r| r == l.rows).unwrap_or_else(|| {
+                        row_kinds.push(&l.rows);
+                        row_kinds.len() - 1
+                    });
+                    max_rows = max_rows.max(u64::from(l.per_unit));
+                    (k as u64, u64::from(l.per_unit.max(1)))
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    (row_kinds, max_rows, type_rows)
+}
+
+/// Each user's home unit (a TPC-C warehouse) among `units`.
+fn home_units(p: &DbParams, n: usize, units: u64) -> Vec<u64> {
+    // Home units go round-robin, as storlab's TPC-C driver gives home
+    // warehouses (users 1..W each their own, user W+1 shares the first),
+    // or are drawn at random per user, as HammerDB draws them (two users
+    // may share one below W users). Their own stream, so that the draws
+    // do not move the rest of the run.
+    if p.random_homes {
+        let mut r = Rng::new(p.seed ^ 0x686f_6d65);
+        (0..n).map(|_| r.below(units)).collect()
+    } else {
+        (0..n as u64).map(|v| v % units).collect()
+    }
+}
+
 impl<'a> DbRun<'a> {
     pub(super) fn new(dep: &'a Deployment, profile: &'a Profile, p: &'a DbParams, lats: &'a [Latencies]) -> DbRun<'a> {
         let mut st = DeploymentState::for_deployment(dep);
@@ -207,40 +250,9 @@ impl<'a> DbRun<'a> {
                 Some(*s)
             })
             .collect();
-        let mut row_kinds: Vec<&str> = Vec::new();
-        let mut max_rows = 1u64;
-        let type_rows: Vec<Vec<(u64, u64)>> = profile
-            .transactions
-            .iter()
-            .map(|tp| {
-                let mut v: Vec<(u64, u64)> = tp
-                    .row_locks
-                    .iter()
-                    .map(|l| {
-                        let k = row_kinds.iter().position(|&r| r == l.rows).unwrap_or_else(|| {
-                            row_kinds.push(&l.rows);
-                            row_kinds.len() - 1
-                        });
-                        max_rows = max_rows.max(u64::from(l.per_unit));
-                        (k as u64, u64::from(l.per_unit.max(1)))
-                    })
-                    .collect();
-                v.sort_unstable();
-                v
-            })
-            .collect();
-        // Home units go round-robin, as storlab's TPC-C driver gives home
-        // warehouses (users 1..W each their own, user W+1 shares the first),
-        // or are drawn at random per user, as HammerDB draws them (two users
-        // may share one below W users). Their own stream, so that the draws
-        // do not move the rest of the run.
+        let (row_kinds, max_rows, type_rows) = row_plan(profile);
         let units = (p.scale.floor() as u64).max(1);
-        let homes: Vec<u64> = if p.random_homes {
-            let mut r = Rng::new(p.seed ^ 0x686f_6d65);
-            (0..n).map(|_| r.below(units)).collect()
-        } else {
-            (0..n as u64).map(|v| v % units).collect()
-        };
+        let homes = home_units(p, n, units);
         let wb = WritebackModel::new(profile, memory, &homes, data_bytes);
         let wp = WritePath::resolve(dep, profile);
         let s = Setup {
