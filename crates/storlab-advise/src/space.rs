@@ -347,7 +347,7 @@ fn pools_for(
                             }
                             out.push((
                                 name,
-                                volume(d, role, count, *lay, *cache, size, iops, tput),
+                                volume(d, role, count, (*lay, *cache), (size, iops, tput)),
                             ));
                         }
                     }
@@ -360,9 +360,9 @@ fn pools_for(
 
 /// A pool of block volumes: striped 64 KiB when more than one, the host
 /// cache where the device has one, the size unless the tier fixes it,
-/// provisioned throughput in the unit the device's rule uses.
-#[allow(clippy::too_many_arguments)]
-fn volume(d: &DeviceSpec, role: Role, count: u32, layout: Option<Layout>, cache: HostCacheMode, size: f64, iops: Option<f64>, tput: Option<f64>) -> PoolSpec {
+/// provisioned throughput in the unit the device's rule uses. Its shape is
+/// (layout, host cache); its provisioning (GiB, IOPS, throughput).
+fn volume(d: &DeviceSpec, role: Role, count: u32, (layout, cache): (Option<Layout>, HostCacheMode), (size, iops, tput): (f64, Option<f64>, Option<f64>)) -> PoolSpec {
     let decimal = d.throughput_mb_s.is_some();
     PoolSpec {
         count,
@@ -398,7 +398,7 @@ fn log_pool(d: &DeviceSpec) -> Option<(String, PoolSpec)> {
     let tput = provisioned(tput_rule, 0.0, 25.0)[0];
     Some((
         format!("log-{}-{}g", short(&d.id), fmt(size)),
-        volume(d, Role::Log, 1, None, HostCacheMode::None, size, iops, tput),
+        volume(d, Role::Log, 1, (None, HostCacheMode::None), (size, iops, tput)),
     ))
 }
 
