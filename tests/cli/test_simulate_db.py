@@ -614,3 +614,50 @@ def test_an_import_held_by_a_busy_limit_names_it(storlab):
     r = next(x for x in rec["results"] if x["config"] == "defaults")
     assert "the writers held by data pool: device aws/ebs/gp3 (500 GiB): 3000 IOPS" in r["binding"], r["binding"]
     assert not r["binding"].startswith("write latency")
+
+
+@pytest.mark.parametrize("profile, engine, page, rules", [
+    ("tpcc-postgresql", "sqlserver", 8192, "I/O rules: SQL Server, from documentation"),
+    ("tpcc-postgresql", "db2", 4096, "I/O rules: Db2, from documentation"),
+    ("tpcc-mariadb", "sqlserver", 8192, "I/O rules: SQL Server, from documentation"),
+    ("tpcc-mariadb", "mariadb", 16384, None),
+    ("tpcc-postgresql", "postgres", 8192, None),
+])
+def test_sql_server_and_db2_run_by_their_documented_io_rules(storlab, scenario, profile, engine, page, rules):
+    # A cache miss reads one page of the engine's size: SQL Server's pages are
+    # 8 KiB ("Pages and extents architecture guide"), Db2's CREATE DATABASE
+    # default 4 KiB, InnoDB's 16 KiB, PostgreSQL's 8 KiB. With 64 MiB of cache
+    # for 10 warehouses (~1 GB) nearly every transaction misses, so the data
+    # pool's read bytes over its read IOPS is the page, whatever the engine
+    # the profile was recorded on.
+    cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.large"\nengine = "{engine}"')
+    rec = run_json(storlab, scenario(db_scenario(profile=profile, vus="[4]", extra="db_memory_gib = 0.0625", configs=cfg)))
+    data = rec["results"][0]["pools"]["data"]
+    assert data["read_iops"] > 100, data
+    assert data["read_bytes_s"] / data["read_iops"] == pytest.approx(page, rel=1e-3)
+    said = [a for a in rec["inputs"]["assumptions"] if "I/O rules:" in a]
+    if rules is None:
+        assert not said, rec["inputs"]["assumptions"]
+    else:
+        assert len(said) == 1 and rules in said[0] and "recording" in said[0], said
+        # The record says whose figures are whose: the I/O rules the
+        # engine's documentation's, the CPU the recording's.
+        warned = [w for w in rec["warnings"] if "simulated with the" in w]
+        assert len(warned) == 1 and "I/O rules are" in warned[0] and "storlab cannot run" in warned[0], rec["warnings"]
+        # InnoDB's doublewrite and page cleaner are InnoDB's: not SQL Server's.
+        assert not [a for a in rec["inputs"]["assumptions"] if "InnoDB write path" in a], rec["inputs"]["assumptions"]
+
+
+def test_sql_server_writes_its_log_in_blocks_of_at_most_60_kib(storlab, scenario):
+    # SQL Server writes log blocks of 512 B to 60 KiB, several in flight; a
+    # PostgreSQL flush goes in writes of up to 1 MiB. 256 users on 30
+    # warehouses commit in large groups: the log pool's mean write on SQL
+    # Server's rules must stay at or under 60 KiB, and under PostgreSQL's
+    # rules exceed it.
+    def mean_log_write(engine: str) -> float:
+        cfg = R5_LARGE.replace('"aws/ec2/r5.large"', f'"aws/ec2/r5.4xlarge"\nengine = "{engine}"')
+        rec = run_json(storlab, scenario(db_scenario(scale="30", vus="[256]", configs=cfg)))
+        log = rec["results"][0]["pools"]["log"]
+        return log["write_bytes_s"] / log["write_iops"]
+    assert mean_log_write("sqlserver") <= 61440 * 1.001
+    assert mean_log_write("postgres") > 61440

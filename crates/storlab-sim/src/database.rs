@@ -66,30 +66,36 @@ fn check_roles(file: &str, dep: &Deployment) -> Result<Vec<String>, SimError> {
 /// stop; the record then keeps every finished step and the one cut short.
 /// The engine a config names (`engine`, or a SQL Server licence) when the
 /// profile was recorded on another: its CPU, page and log figures are the
-/// other engine's.
+/// other engine's (and, for SQL Server and Db2, its I/O rules their
+/// documentation's: `iorules`).
 pub fn engine_mismatch(dep: &storlab_model::Deployment, profile: &storlab_workload::profile::Profile) -> Option<String> {
-    mismatch(dep, profile.engine()?, &profile.name, "CPU, page and log figures")
+    let documented = crate::iorules::Rules::resolve(dep, profile).documented;
+    let what = match documented {
+        Some(e) => format!("I/O rules are {e}'s, from its documentation (pages, log writes, write-back); the CPU, page accesses and log bytes"),
+        None => "CPU, page and log figures".to_string(),
+    };
+    mismatch(dep, profile.engine()?, &profile.name, &what)
 }
 
 /// The same for a config's engine and the engine a recording (`has`,
 /// named `name`) was made on; `what` is what the recording gives.
 fn mismatch(dep: &storlab_model::Deployment, has: String, name: &str, what: &str) -> Option<String> {
-    let (wants, why) = match (&dep.engine, dep.license.as_str()) {
-        (Some(e), _) => (e.to_ascii_lowercase(), format!("engine = \"{e}\"")),
-        (None, l) if l.starts_with("windows-sql") => ("sqlserver".to_string(), format!("license = \"{l}\"")),
-        _ => return None,
+    let wants = crate::iorules::wanted_engine(dep)?;
+    let why = match &dep.engine {
+        Some(e) => format!("engine = \"{e}\""),
+        None => format!("license = \"{}\"", dep.license),
     };
     // MariaDB forked from MySQL: the same InnoDB write path, near enough.
     let family = |e: &str| if e == "mariadb" { "mysql".to_string() } else { e.to_string() };
     // storlab runs PostgreSQL, MariaDB and SQLite itself; for another engine
     // the fix a user can take is their own measured run.
-    let recordable = ["postgresql", "postgres", "mariadb", "mysql", "sqlite"].contains(&wants.as_str());
+    let recordable = ["postgres", "mariadb", "mysql", "sqlite"].contains(&wants.as_str());
     let fix = if recordable {
         format!("record a profile on {wants} (bench db --profile-out) for its own")
     } else {
         format!(
-            "storlab cannot run {wants}: compare with a measured {wants} run (storlab import hammerdb.log or its job report) \
-             to correct the CPU, or name the nearest engine's profile (profile = \"tpcc-postgresql\" or \"tpcc-mariadb\") knowingly"
+            "storlab cannot run {wants}: compare with a measured {wants} run (storlab import hammerdb.log or its job report, \
+             then storlab compare) to see how far its CPU is from this recording's"
         )
     };
     (family(&wants) != family(&has))
@@ -397,6 +403,9 @@ pub(crate) fn run_database(cat: &Catalog, sc: &Scenario, db: &Database, override
     for dep in deps {
         if let Some(wp) = crate::writepath::WritePath::resolve(dep, &db.profile) {
             notes.assumptions.push(format!("config {}: {}", dep.name, wp.words));
+        }
+        if let Some(words) = crate::iorules::Rules::resolve(dep, &db.profile).words(&db.profile) {
+            notes.assumptions.push(format!("config {}: {words}", dep.name));
         }
     }
     notes.assumptions.extend(sweep_assumptions(db, metric));

@@ -10,6 +10,7 @@ pub mod bound;
 pub mod database;
 pub mod db;
 pub mod import;
+pub mod iorules;
 pub mod writepath;
 pub mod scenario;
 pub use scenario::{run, Kind as ScenarioKind, Scenario};

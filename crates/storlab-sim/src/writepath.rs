@@ -115,10 +115,11 @@ fn on(v: &str) -> bool {
 
 impl WritePath {
     /// The write path for a config, or None where the profile is not
-    /// InnoDB's (PostgreSQL has neither).
+    /// InnoDB's (PostgreSQL has neither) or the config runs by another
+    /// engine's documented rules (`iorules`: SQL Server, Db2).
     pub fn resolve(dep: &Deployment, profile: &Profile) -> Option<WritePath> {
         let engine = profile.engine()?;
-        if engine != "mariadb" && engine != "mysql" {
+        if engine != "mariadb" && engine != "mysql" || crate::iorules::Rules::resolve(dep, profile).documented.is_some() {
             return None;
         }
         let recorded = profile.provenance.get("settings").and_then(|s| s.as_table());

@@ -48,6 +48,7 @@
 mod run;
 
 use crate::engine::{DeploymentState, Latencies, Sink};
+use crate::iorules::Rules;
 use crate::writepath::{WritePath, DOUBLEWRITE_BLOCK_BYTES, PAGE_CLEANER_PERIOD_S};
 use crate::rng::Rng;
 use crate::series;
@@ -80,7 +81,6 @@ pub fn cpu_speed_ratio(dep: &Deployment, profile: &Profile) -> Option<f64> {
     let host = dep.host.cpu_speed?;
     (dep.host.cpu_speed_basis.as_deref() == Some(basis) && own > 0.0 && host > 0.0).then_some(host / own)
 }
-const MAX_LOG_WRITE: f64 = 1048576.0;
 /// When the data write-back starts, when a scenario does not say: 0, a
 /// sweep's steady state. A VU count of a sweep runs right after the one
 /// before it (HammerDB's autopilot, `bench db`), so the write-back of the
@@ -133,7 +133,7 @@ pub(crate) struct WritebackSlice {
 }
 
 impl WritebackModel {
-    pub(crate) fn new(profile: &Profile, memory: f64, homes: &[u64], data_bytes: f64) -> WritebackModel {
+    pub(crate) fn new(profile: &Profile, rules: &Rules, memory: f64, homes: &[u64], data_bytes: f64) -> WritebackModel {
         let mix = |f: &dyn Fn(&storlab_workload::profile::TxnProfile) -> f64| profile.transactions.iter().map(|t| t.share * f(t)).sum::<f64>();
         let curve = profile.writeback.clone();
         let units = if profile.scale_unit == "warehouse" {
@@ -141,16 +141,14 @@ impl WritebackModel {
         } else {
             1.0
         };
-        let d = storlab_workload::profile::Writeback::default();
-        let w = curve.as_ref().unwrap_or(&d);
-        let page = profile.data.page_bytes;
+        let page = rules.page_bytes;
         WritebackModel {
             pages_per_txn: mix(&|t| t.pages_dirtied).max(0.0),
             wal_per_txn: mix(&|t| t.wal_bytes).max(0.0),
             units,
-            timeout_s: w.checkpoint_timeout_s,
-            wal_trigger_bytes: w.max_wal_bytes / (1.0 + w.completion_target),
-            max_io_bytes: w.flush_after_bytes.max(page),
+            timeout_s: rules.checkpoint_s,
+            wal_trigger_bytes: rules.checkpoint_log_bytes,
+            max_io_bytes: rules.max_writeback_io.max(page),
             page,
             cache_pages: (memory / page).max(1.0),
             cache_short: memory < data_bytes,

@@ -51,7 +51,8 @@ struct Setup<'a> {
     flush_cpu: f64,
     /// A faster core takes less time for the same transaction.
     speed: f64,
-    /// A data page (the profile's: PostgreSQL 8 KiB, InnoDB 16 KiB).
+    /// A data page (the engine's rules: PostgreSQL and SQL Server 8 KiB,
+    /// InnoDB 16 KiB, Db2 4 KiB).
     page: f64,
     miss: f64,
     vcpus: usize,
@@ -77,6 +78,8 @@ struct Setup<'a> {
     binlog_every: u32,
     binlog_per_txn: Option<f64>,
     dblwr_block_pages: f64,
+    /// The engine's longest single log write, bytes (`iorules`).
+    max_log_write: f64,
 }
 
 impl Setup<'_> {
@@ -236,7 +239,8 @@ impl<'a> DbRun<'a> {
         let durable = |pool: usize| Latencies { read: lats[pool].read.clone(), write: lats[pool].flush.clone().unwrap_or_else(|| lats[pool].write.clone()), hit: None, flush: None };
         let flush_cpu_us = profile.concurrency.flush_cpu_us.max(0.0);
         let speed = cpu_speed_ratio(dep, profile).unwrap_or(1.0);
-        let page = profile.data.page_bytes;
+        let rules = Rules::resolve(dep, profile);
+        let page = rules.page_bytes;
         let reads = Path::new(&mut st, dep, data, page, false, &mut labels);
         let bg = Path::new(&mut st, dep, data, page, false, &mut labels);
         let memory = p.db_memory_bytes.unwrap_or(dep.host.memory_gib.unwrap_or(0.0) * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
@@ -253,7 +257,7 @@ impl<'a> DbRun<'a> {
         let (row_kinds, max_rows, type_rows) = row_plan(profile);
         let units = (p.scale.floor() as u64).max(1);
         let homes = home_units(p, n, units);
-        let wb = WritebackModel::new(profile, memory, &homes, data_bytes);
+        let wb = WritebackModel::new(profile, &rules, memory, &homes, data_bytes);
         let wp = WritePath::resolve(dep, profile);
         let s = Setup {
             dep,
@@ -287,6 +291,7 @@ impl<'a> DbRun<'a> {
             binlog_per_txn: wp.as_ref().and_then(|w| w.binlog_bytes_per_txn),
             dblwr_block_pages: (DOUBLEWRITE_BLOCK_BYTES / page).floor().max(1.0),
             wp,
+            max_log_write: rules.max_log_write,
         };
         let win = Window { w0: p.rampup_s, w1: p.rampup_s + p.duration_s };
         // Events are the user (its index), or FLUSH, FLUSH_CPU, WRITEBACK, BINLOG.
@@ -711,13 +716,14 @@ impl<'a> DbRun<'a> {
     }
 
     /// A durable write of `bytes` on the log pool from `t`, in pieces of at
-    /// most MAX_LOG_WRITE: when the last piece is durable.
+    /// most the engine's longest log write (`iorules`), all in flight at
+    /// once: when the last piece is durable.
     fn log_write(&mut self, bytes: f64, t: f64) -> f64 {
         let log = self.s.log;
         let mut done = t;
         let mut left = bytes;
         while left > 0.0 {
-            let size = left.min(MAX_LOG_WRITE);
+            let size = left.min(self.s.max_log_write);
             let class = (size.max(4096.0) as u64).next_power_of_two();
             // Each flush is an I/O of its own on the volume's IOPS, never
             // merged with the one before: PostgreSQL rewrites the last,
