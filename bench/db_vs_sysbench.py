@@ -31,6 +31,12 @@ insert_file -- `storlab bench db --workload bench/db_vs_sysbench_insert.toml`
   alphanumeric strings where sysbench's are digits and dashes, of the
   same lengths.
 
+read_write, read_only -- `bench/db_vs_sysbench_read_write.toml` and
+  `bench/db_vs_sysbench_read_only.toml` beside `sysbench oltp_read_write` and
+  `oltp_read_only --rand-type=uniform` on the same sbtest1 as write_only:
+  ten point selects and four 100-id ranges (plus write_only's four writes),
+  between BEGIN and COMMIT, with the same differences as write_only.
+
 write_only -- `storlab bench db --workload bench/db_vs_sysbench_write_only.toml`
   beside `sysbench oltp_write_only --rand-type=uniform`, both on the same
   table sbtest1 of 10,000 rows (loaded once by storlab from the file, with
@@ -100,8 +106,13 @@ INSERT_DB = "sbinsert"  # sysbench's oltp_insert table, apart from the write-onl
 SBTEST = ("DROP TABLE IF EXISTS sbtest1; CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, "
           "k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, "
           "PRIMARY KEY (id)) ENGINE = InnoDB; CREATE INDEX k_1 ON sbtest1 (k);")
-COMPARISONS = {"insert": "oltp_insert", "insert_file": "oltp_insert", "write_only": "oltp_write_only"}
-WORKLOADS = {"insert_file": str(ROOT / "bench" / "db_vs_sysbench_insert.toml"), "write_only": WORKLOAD}
+COMPARISONS = {"insert": "oltp_insert", "insert_file": "oltp_insert", "write_only": "oltp_write_only",
+               "read_write": "oltp_read_write", "read_only": "oltp_read_only"}
+WORKLOADS = {"insert_file": str(ROOT / "bench" / "db_vs_sysbench_insert.toml"), "write_only": WORKLOAD,
+             "read_write": str(ROOT / "bench" / "db_vs_sysbench_read_write.toml"),
+             "read_only": str(ROOT / "bench" / "db_vs_sysbench_read_only.toml")}
+# The comparisons on sysbench's sbtest1 of 10,000 rows, loaded once by storlab.
+ON_SBTEST1 = ("write_only", "read_write", "read_only")
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[str, float]:
@@ -196,7 +207,7 @@ def main() -> None:
             dsn, port = my.dsn, my.port
             server = {"version": my.sql("SELECT VERSION()").strip(), "settings": settings}
             my.sql(f"CREATE DATABASE IF NOT EXISTS {INSERT_DB}")
-            if "write_only" in comparisons:  # storlab loads sbtest1 from the workload file once
+            if any(c in comparisons for c in ON_SBTEST1):  # storlab loads sbtest1 from the workload file once
                 timed([STORLAB, "bench", "db", "--workload", WORKLOAD, "--db", "mysql", "--dsn", dsn, "--vus", "1",
                        "--duration", "1", "--rampup", "0", "--json"], env)
             print(f"{version}, {server['version']} on 127.0.0.1:{port}; {a.rounds} rounds of {a.time} s runs at {users} users",
@@ -210,13 +221,13 @@ def main() -> None:
                         k += 1
                         got: dict = {"round": rnd + 1, "users": u, "comparison": c, "first": order[0]}
                         for tool in order:
-                            if c != "write_only":  # both start from empty tables
+                            if c not in ON_SBTEST1:  # both start from empty tables
                                 my.sql(f"DROP TABLE IF EXISTS storlab_insert; {SBTEST}", dbname=INSERT_DB)
                             if tool == "sysbench":
-                                got["sysbench"] = run_sysbench(sysbench, COMPARISONS[c], INSERT_DB if c != "write_only" else "storlab",
+                                got["sysbench"] = run_sysbench(sysbench, COMPARISONS[c], INSERT_DB if c not in ON_SBTEST1 else "storlab",
                                                                port, u, a.time, env)
                             else:
-                                got["storlab"] = run_storlab(c, dsn.rsplit("/", 1)[0] + "/" + (INSERT_DB if c != "write_only" else "storlab"),
+                                got["storlab"] = run_storlab(c, dsn.rsplit("/", 1)[0] + "/" + (INSERT_DB if c not in ON_SBTEST1 else "storlab"),
                                                              u, a.time, a.storlab_threads, env)
                         s, t = got["sysbench"], got["storlab"]
                         got["tps_ratio"] = t["tps"] / s["tps"]
@@ -254,7 +265,9 @@ def main() -> None:
                         f"(window {v['median_window_cpu_ratio']:.2f})" for u, v in summary[c]["by_users"].items())
         what = {"insert": "insert storm (a commit a row) / sysbench oltp_insert",
                 "insert_file": "workload file (oltp_insert's row, in autocommit) / sysbench oltp_insert",
-                "write_only": "workload file (oltp_write_only's statements) / sysbench oltp_write_only"}[c]
+                "write_only": "workload file (oltp_write_only's statements) / sysbench oltp_write_only",
+                "read_write": "workload file (oltp_read_write's statements) / sysbench oltp_read_write",
+                "read_only": "workload file (oltp_read_only's statements) / sysbench oltp_read_only"}[c]
         record("db_vs_sysbench", f"bench db {what} on managed MariaDB, tps, {a.rounds} rounds of {a.time} s; "
                f"medians {per} (`{cmd}`)", s["median_tps_ratio"], *s["tps_ratio_range"], raw)
 

@@ -171,6 +171,8 @@ class DbWorkload:
     def name(self) -> str: ...
     def read_only_kinds(self) -> list[str]:
         """The transaction types that write nothing (no commit flush)."""
+    def headline(self) -> tuple[str, str, float] | None:
+        """A workload file's `[metric]`: (name, transaction, 1 or 60 seconds), or None."""
 
 def db_prepare_json(
     target: DbTarget,

@@ -239,7 +239,7 @@ def fails(storlab, path, *needles):
 def test_unknown_profile_lists_the_shipped_ones(storlab, scenario):
     fails(storlab, scenario(db_scenario(profile="tpcc-postgres")), "s.toml", "workload.database.profile",
           "unknown profile 'tpcc-postgres'", "did you mean 'tpcc-postgresql'",
-          "insert-postgresql, tpcc-mariadb, tpcc-postgresql")
+          "insert-postgresql, tpcb-postgresql, tpcc-mariadb, tpcc-postgresql, tpce-postgresql")
 
 
 def test_profile_of_another_schema_version(storlab, scenario, tmp_path):
@@ -661,3 +661,30 @@ def test_sql_server_writes_its_log_in_blocks_of_at_most_60_kib(storlab, scenario
         return log["write_bytes_s"] / log["write_iops"]
     assert mean_log_write("sqlserver") <= 61440 * 1.001
     assert mean_log_write("postgres") > 61440
+
+
+def test_a_tpce_like_profile_is_simulated_in_tpse(storlab, scenario, tmp_path):
+    # tpsE is Trade-Result's commits a second: TPM × Trade-Result's share of
+    # the mix (the profile's own) / 60, in each result, the table and the
+    # tipping point's note.
+    prof = tomllib.loads((ROOT / "python" / "storlab" / "profiles" / "tpce-postgresql.toml").read_text())
+    assert prof["headline"] == {"name": "tpsE", "transaction": "trade_result", "per_s": 1.0}
+    share = next(t["share"] for t in prof["transaction"] if t["name"] == "trade_result")
+    assert share == pytest.approx(0.1, abs=0.02)  # TPC-E's 10 %, as recorded
+    path = scenario(db_scenario(profile="tpce-postgresql", scale="20", vus="[1, 4, 16]"))
+    rec = run_json(storlab, path)
+    assert rec["inputs"]["metric"] == "headline"
+    for r in rec["results"]:
+        assert r["headline_name"] == "tpsE"
+        assert r["headline"] == pytest.approx(r["tpm"] * share / 60, rel=1e-3)
+    assert all("tpsE" in t["note"] for t in rec["tipping_point"] if t.get("reached", True)), rec["tipping_point"]
+    out = storlab("simulate", str(path)).stdout
+    assert "tpsE" in out
+    # A headline naming a transaction the profile lacks is refused with the nearest.
+    text = (ROOT / "python" / "storlab" / "profiles" / "tpce-postgresql.toml").read_text().replace(
+        'transaction = "trade_result"', 'transaction = "trade_resul"')
+    (tmp_path / "bad.toml").write_text(text)
+    bad = tmp_path / "s.toml"
+    bad.write_text(db_scenario(profile=str(tmp_path / "bad.toml"), vus="[1]"))
+    r = storlab("simulate", str(bad))
+    assert r.returncode != 0 and "headline.transaction" in r.stderr and "'trade_result'" in r.stderr, r.stderr

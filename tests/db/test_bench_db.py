@@ -254,6 +254,58 @@ def test_tpcb_like_workload_file_on_postgres_at_scale_2(storlab, server):
         " (SELECT count(*) FROM pgbench_history)"))
 
 
+TPCE = ROOT / "examples" / "db" / "tpce-like.toml"
+# TPC-E's mix (clause 6.2.1), as the file's weights in thousandths.
+TPCE_MIX = {"trade_status": 190, "market_watch": 180, "security_detail": 140, "customer_position": 130, "trade_order": 101,
+            "trade_result": 100, "trade_lookup": 80, "broker_volume": 49, "trade_update": 20, "market_feed": 10}
+
+
+def test_tpce_like_reports_tpse_and_keeps_its_books(storlab, where):
+    d = where / "tpce"
+    rec = bench(storlab, "--workload", str(TPCE), "--db", "sqlite", "--dir", str(d), "--vus", "2", "--duration", "4",
+                "--rampup", "0", "--keep")
+    (res,) = rec["results"]
+    (run,) = rec["runs"]
+    txn = res["txn"]
+    assert sum(t["errors"] for t in txn.values()) == 0, {k: t["errors"] for k, t in txn.items()}
+    # tpsE: Trade-Result's commits a second over the window.
+    assert res["headline_name"] == "tpsE"
+    assert res["headline"] == pytest.approx(txn["trade_result"]["commits"] / run["duration_s"], rel=0.01)
+    # The mix: each type's share of the commits within 4 points of TPC-E's.
+    total = sum(t["commits"] for t in txn.values())
+    assert total > 500
+    for name, w in TPCE_MIX.items():
+        assert txn[name]["commits"] / total == pytest.approx(w / 1000, abs=0.04), name
+    db = sqlite3.connect(d / "storlab.sqlite")
+    one = lambda q: db.execute(q).fetchone()[0]  # noqa: E731
+    # The load: TPC-E's per-1,000-customer ratios at scale 1.
+    assert [one(f"SELECT count(*) FROM {t}") for t in ("customer", "customer_account", "broker", "security")] == [1000, 5000, 10, 685]
+    assert one("SELECT count(DISTINCT ca_c_id) FROM customer_account") == 1000
+    # Trade-Order numbers its trades on after the 101,000 loaded ones (1,000
+    # of them pending); Trade-Result completes from the first pending one,
+    # so the pending stay about 1,000 (orders and results 101 : 100).
+    assert one("SELECT min(t_id) FROM trade WHERE t_id > 101000") == 101001
+    assert 900 <= one("SELECT count(*) FROM trade WHERE t_st_id = 'PNDG'") <= 1100
+    assert one("SELECT min(t_id) FROM trade WHERE t_st_id = 'CMPT' AND t_id > 100000") == 100001
+    # Each completed new trade got one holding, settlement and cash row, and
+    # its broker one trade more.
+    completed = one("SELECT count(*) FROM trade WHERE t_id > 100000 AND t_st_id = 'CMPT'")
+    assert completed > 0
+    assert one("SELECT count(*) FROM cash_transaction") == completed
+    assert one("SELECT count(*) FROM settlement WHERE se_t_id > 100000") == completed
+    assert one("SELECT sum(b_num_trades) FROM broker") == completed
+    db.close()
+    # A second run on the kept database goes on after the highest trade id:
+    # no id is placed twice.
+    top = sqlite3.connect(d / "storlab.sqlite").execute("SELECT max(t_id) FROM trade").fetchone()[0]
+    again = bench(storlab, "--workload", str(TPCE), "--db", "sqlite", "--dir", str(d), "--vus", "2", "--duration", "2",
+                  "--rampup", "0", "--keep")
+    assert again["results"][0]["txn"]["trade_order"]["commits"] > 0
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT count(*) - count(DISTINCT t_id) FROM trade").fetchone()[0] == 0
+    assert db.execute("SELECT min(t_id) FROM trade WHERE t_id > ?", (top,)).fetchone()[0] == top + 1
+
+
 def test_sweep_with_repeats_reports_mean_and_spread(storlab, where):
     rec = bench(storlab, "--workload", str(TPCB), "--db", "sqlite", "--dir", str(where / "sw"), "--vus", "1,2",
                 "--repeat", "2", "--duration", "1.5", "--rampup", "0")

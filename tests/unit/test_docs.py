@@ -52,7 +52,7 @@ def test_workload_fields_are_documented():
 def test_db_workload_fields_and_generators_are_documented():
     text = (ROOT / "docs" / "db.md").read_text()
     src = (ROOT / "crates" / "storlab-db" / "src" / "custom" / "parse.rs").read_text()
-    for const in ("GENERATORS", "FIELDS", "LOAD_FIELDS", "TRANSACTION_FIELDS"):
+    for const in ("GENERATORS", "FIELDS", "LOAD_FIELDS", "TRANSACTION_FIELDS", "METRIC_FIELDS"):
         for name in const_names(src, const):
             assert f"`{name}" in text, f"{const} {name} is not in docs/db.md"
 

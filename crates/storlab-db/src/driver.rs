@@ -468,6 +468,12 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         _ => db.label(),
     };
     let tpm_line = engine_tpm.unwrap_or(client_tpm);
+    // A workload file's headline: its counted transaction's commits.
+    let metric = match wl {
+        Workload::Custom(w) => w.metric.as_ref(),
+        _ => None,
+    };
+    let headline = metric.map(|m| r3(m.of_per_min(per_min(txn.get(&m.transaction).map_or(0, |t| t.commits) as f64))));
     let last_commit_s = {
         let ns = shared.last_commit_ns.load(Ordering::Relaxed);
         let w0 = t0.duration_since(shared.start).as_nanos() as u64;
@@ -520,6 +526,8 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         last_commit_s,
         vu_finish_s,
         nopm,
+        headline,
+        headline_name: metric.map(|m| m.name.clone()),
         hammerdb: nopm.map(|n| format!("System achieved {} NOPM from {} {tpm_label} TPM", n as i64, tpm_line as i64)),
         warehouses: tpcc_opts.map(|t| t.warehouses),
         all_warehouses: tpcc_opts.map(|t| t.all_warehouses),

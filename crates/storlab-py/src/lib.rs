@@ -730,6 +730,15 @@ impl DbWorkload {
     fn read_only_kinds(&self) -> Vec<String> {
         self.inner.read_only_kinds()
     }
+
+    /// A workload file's `[metric]` as (name, transaction, seconds it is
+    /// per: 1 or 60), or None.
+    fn headline(&self) -> Option<(String, String, f64)> {
+        match &self.inner {
+            storlab_db::Workload::Custom(w) => w.metric.as_ref().map(|m| (m.name.clone(), m.transaction.clone(), m.per_s)),
+            _ => None,
+        }
+    }
 }
 
 /// `progress(fraction)` for simulations (counter 0 holds the f64's bits).

@@ -93,6 +93,14 @@ pub struct DbJob {
     pub nopm: Option<f64>,
     /// Transactions per minute as the database counts them (engine TPM).
     pub tpm: Option<f64>,
+    /// A workload file's own headline (`[metric]`: TPC-E-like's tpsE), in
+    /// its own unit, and its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline_stdev: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline_name: Option<String>,
     pub txn: BTreeMap<String, TxnStats>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tpm_client: Option<f64>,
@@ -233,6 +241,12 @@ pub struct DbRun {
     pub vu_finish_s: Vec<Option<f64>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nopm: Option<f64>,
+    /// A workload file's headline (`[metric]`), e.g. tpsE: its counted
+    /// transaction's commits over the window, a second or a minute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hammerdb: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,9 +327,10 @@ pub struct Load {
 pub struct SweepStep {
     pub vus: u32,
     pub repeats: u32,
-    /// The headline: nopm, tpm, tpm_client or rows_per_min.
+    /// The headline: nopm, headline (a workload file's `[metric]`), tpm,
+    /// tpm_client or rows_per_min.
     pub metric: String,
-    /// Per figure (nopm, tpm, tpm_client, rows_per_min, client_cpu_us_per_txn):
+    /// Per figure (nopm, headline, tpm, tpm_client, rows_per_min, client_cpu_us_per_txn):
     /// the mean under its own name and, with repeats, `_stdev`, `_min`, `_max`.
     #[serde(flatten)]
     pub figures: BTreeMap<String, f64>,
@@ -330,11 +345,12 @@ pub struct DbSweep {
 }
 
 /// The figures a sweep step averages over its repeats.
-const STEP_FIGURES: [&str; 5] = ["nopm", "tpm", "tpm_client", "rows_per_min", "client_cpu_us_per_txn"];
+const STEP_FIGURES: [&str; 6] = ["nopm", "headline", "tpm", "tpm_client", "rows_per_min", "client_cpu_us_per_txn"];
 
 fn figure(r: &DbRun, key: &str) -> Option<f64> {
     match key {
         "nopm" => r.nopm,
+        "headline" => r.headline,
         "tpm" => Some(r.tpm),
         "tpm_client" => Some(r.tpm_client),
         "rows_per_min" => r.rows_per_min,
@@ -395,6 +411,12 @@ pub fn knee_index(values: &[f64], noise: Option<f64>) -> Option<usize> {
 /// Not reached while the knee is the last step. None for fewer than two
 /// steps.
 pub fn tipping_point(config: &str, steps: &[SweepStep], metric: &str) -> Option<crate::TippingPoint> {
+    tipping_point_named(config, steps, metric, &metric.to_uppercase().replace('_', " "))
+}
+
+/// The same, the metric called `label` in the note (a workload file's
+/// headline by its own name: tpsE).
+pub fn tipping_point_named(config: &str, steps: &[SweepStep], metric: &str, label: &str) -> Option<crate::TippingPoint> {
     if steps.len() < 2 {
         return None;
     }
@@ -404,7 +426,7 @@ pub fn tipping_point(config: &str, steps: &[SweepStep], metric: &str) -> Option<
     let i = knee_index(&values, noise)?;
     let s = &steps[i];
     let last = i == steps.len() - 1;
-    let m = metric.to_uppercase().replace('_', " ");
+    let m = label;
     let rule = match noise {
         Some(n) => format!("the highest less its repeats' noise ({n:.0})"),
         None => "95 % of the highest".to_string(),
@@ -412,7 +434,8 @@ pub fn tipping_point(config: &str, steps: &[SweepStep], metric: &str) -> Option<
     let note = if last {
         "still rising at the last step: try more virtual users".to_string()
     } else {
-        format!("the fewest virtual users reaching {rule}, {:.0} {m} at {} virtual users", values[top], steps[top].vus)
+        let digits = if values[top].abs() < 100.0 { 1 } else { 0 };
+        format!("the fewest virtual users reaching {rule}, {:.*} {m} at {} virtual users", digits, values[top], steps[top].vus)
     };
     Some(crate::TippingPoint {
         config: config.to_string(),
@@ -568,6 +591,9 @@ pub fn sweep_record(config: &str, workload: &str, metric: &str, load: Load, runs
                 repeats: step.repeats,
                 nopm: f("nopm"),
                 tpm: f("tpm"),
+                headline: f("headline"),
+                headline_stdev: f("headline_stdev"),
+                headline_name: last.headline_name.clone(),
                 txn: last.txn.clone(),
                 tpm_client: f("tpm_client"),
                 client_cpu_us_per_txn: f("client_cpu_us_per_txn"),
@@ -590,7 +616,8 @@ pub fn sweep_record(config: &str, workload: &str, metric: &str, load: Load, runs
         });
         steps.push(step);
     }
-    rec.tipping_point.extend(tipping_point(config, &steps, metric));
+    let label = runs.iter().find_map(|r| r.headline_name.clone()).filter(|_| metric == "headline").unwrap_or_else(|| metric.to_uppercase().replace('_', " "));
+    rec.tipping_point.extend(tipping_point_named(config, &steps, metric, &label));
     rec.series = runs.iter().flat_map(|r| run_series(r, config)).collect();
     rec.interrupted = runs.iter().any(|r| r.interrupted);
     rec.extra = Some(crate::RecordExtra::Db(DbSweep { load, steps, runs }));

@@ -19,7 +19,7 @@ use storlab_model::cost::monthly_cost;
 use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::scenario::{Role, ScenarioFile};
 use storlab_model::Catalog;
-use storlab_record::db::{tipping_point, Sweep, SweepStep};
+use storlab_record::db::{tipping_point_named, Sweep, SweepStep};
 use storlab_record::{DbJob, JobExtra, JobResult, PoolUse, RecordExtra, RunRecord, SimRun, TxnStats};
 use storlab_workload::database::{Database, Vus};
 
@@ -27,10 +27,26 @@ use storlab_workload::database::{Database, Vus};
 pub fn metric_of(db: &Database) -> &'static str {
     if db.profile.metric == "nopm" {
         "nopm"
+    } else if db.profile.headline.is_some() {
+        "headline"
     } else if db.profile.transactions.iter().any(|t| t.rows_per_txn.is_some()) {
         "rows_per_min"
     } else {
         "tpm"
+    }
+}
+
+/// A workload file's headline (tpsE) for each transaction a minute of the
+/// mix; 0 where the profile has none.
+fn headline_per_tpm(db: &Database) -> f64 {
+    db.profile.headline_at(1.0).unwrap_or(0.0)
+}
+
+/// The metric's name in the tipping point's note: the headline's own.
+fn metric_label(db: &Database, metric: &str) -> String {
+    match &db.profile.headline {
+        Some(h) if metric == "headline" => h.name.clone(),
+        _ => metric.to_uppercase().replace('_', " "),
     }
 }
 
@@ -165,7 +181,7 @@ fn workload_assumptions(db: &Database) -> Vec<String> {
     }
     match &db.profile.writeback {
         Some(w) => assumptions.push(format!(
-            "data write-back: a checkpoint every {:.0} s or once {:.0} MB of WAL is written, whichever is first, writing the distinct pages dirtied since the last in runs of contiguous pages of up to {:.0} KiB, from the profile's write-back curve",
+            "data write-back, by the recording's checkpoint settings where a config's I/O rules do not say otherwise: a checkpoint every {:.0} s or once {:.0} MB of WAL is written, whichever is first, writing the distinct pages dirtied since the last in runs of contiguous pages of up to {:.0} KiB, from the profile's write-back curve",
             w.checkpoint_timeout_s,
             w.max_wal_bytes / (1.0 + w.completion_target) / 1e6,
             w.flush_after_bytes / 1024.0
@@ -191,7 +207,7 @@ fn sweep_assumptions(db: &Database, metric: &str) -> Vec<String> {
     }
     assumptions.push(format!(
         "tipping point: the fewest virtual users whose {} reaches 95 % of the sweep's highest; each count is simulated once, and the recording machine's run-to-run spread is not carried to the host",
-        metric.to_uppercase().replace('_', " ")
+        metric_label(db, metric)
     ));
     assumptions
 }
@@ -238,13 +254,14 @@ fn prepare_config(cat: &Catalog, dep: &Deployment, db: &Database, notes: &mut No
     let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
     let gib = |b: f64| b / (1u64 << 30) as f64;
     notes.assumptions.push(format!(
-        "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {} {}s: {:.2} of the data cached, miss ratio {:.4}; {}",
+        "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {}{}: {:.2} of the data cached, miss ratio {:.4}; {}",
         dep.name,
         gib(cache_bytes),
         if let Some((_, from)) = &pool { format!("innodb_buffer_pool_size, {from}") } else if db.db_memory_gib.is_some() { "db_memory_gib".to_string() } else { format!("{:.0} % of {memory_gib} GiB host memory", DB_MEMORY_SHARE * 100.0) },
         gib(data_bytes),
         db.scale,
-        db.profile.scale_unit,
+        // A workload file's scale is a plain number: "scale 16", not "16 scales".
+        if db.profile.scale_unit == "scale" { String::new() } else { format!(" {}s", db.profile.scale_unit) },
         (cache_bytes / data_bytes.max(1.0)).min(1.0),
         miss,
         match speed {
@@ -344,6 +361,7 @@ fn run_sweep(sc: &Scenario, db: &Database, preps: &[Prep], units: &[Unit], repea
             let done = sweep.record(match metric {
                 "nopm" => mean(&|f| f.nopm),
                 "rows_per_min" => mean(&|f| f.rows_per_min),
+                "headline" => mean(&|f| f.tpm) * headline_per_tpm(db),
                 _ => mean(&|f| f.tpm),
             });
             let interrupted = r.interrupted || stop.load(Ordering::Relaxed);
@@ -456,6 +474,7 @@ fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], u
                 let (value, sd) = match metric {
                     "nopm" => spread.nopm,
                     "rows_per_min" => spread.rows_per_min,
+                    "headline" => (spread.tpm.0 * headline_per_tpm(db), spread.tpm.1 * headline_per_tpm(db)),
                     _ => spread.tpm,
                 };
                 sweep.record(value);
@@ -471,7 +490,7 @@ fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], u
                 push_result(rec, dep, db, r, monthly, (each.len() > 1).then_some(&spread));
                 if interrupted {
                     rec.interrupted = true;
-                    rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
+                    rec.tipping_point.extend(tipping_point_named(&dep.name, &steps, metric, &metric_label(db, metric)));
                     break 'configs;
                 }
             }
@@ -485,7 +504,7 @@ fn assemble(rec: &mut RunRecord, sc: &Scenario, db: &Database, preps: &[Prep], u
                 rec.warnings.push(format!("config {}: the automatic sweep reached max_vus = {vus} before the tipping point", dep.name));
             }
         }
-        rec.tipping_point.extend(tipping_point(&dep.name, &steps, metric));
+        rec.tipping_point.extend(tipping_point_named(&dep.name, &steps, metric, &metric_label(db, metric)));
     }
     (simulated_s, simulated_ios)
 }
@@ -846,6 +865,9 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         nopm: (db.profile.metric == "nopm").then(|| round(s.nopm.0, 1)),
         tpm: Some(tpm),
         nopm_stdev: sd(s.nopm).filter(|_| db.profile.metric == "nopm"),
+        headline: db.profile.headline_at(s.tpm.0).map(|h| round(h, 2)),
+        headline_stdev: sd(s.tpm).and_then(|v| db.profile.headline_at(v)).map(|h| round(h, 2)),
+        headline_name: db.profile.headline.as_ref().map(|h| h.name.clone()),
         tpm_stdev: sd(s.tpm),
         txn,
         rows,

@@ -32,6 +32,31 @@ pub struct Profile {
     /// in older profiles, where every dirtied page counts as a new one.
     #[serde(default)]
     pub writeback: Option<Writeback>,
+    /// A workload file's own headline (its `[metric]`: TPC-E-like's tpsE),
+    /// recorded with the profile; absent for TPC-C (NOPM) and the insert
+    /// storm (rows a minute).
+    #[serde(default)]
+    pub headline: Option<Headline>,
+}
+
+/// A headline of one transaction type's rate: `name` (tpsE) counts
+/// `transaction`'s commits over `per_s` seconds (1: a second, 60: a minute).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Headline {
+    pub name: String,
+    pub transaction: String,
+    pub per_s: f64,
+}
+
+impl Profile {
+    /// The headline at `tpm` transactions a minute of the mix: the counted
+    /// transaction's share of them over the headline's period.
+    pub fn headline_at(&self, tpm: f64) -> Option<f64> {
+        let h = self.headline.as_ref()?;
+        let share = self.transactions.iter().find(|t| t.name == h.transaction)?.share;
+        Some(tpm * share / 60.0 * h.per_s)
+    }
 }
 
 impl Writeback {
@@ -473,6 +498,16 @@ impl Profile {
         }
         if p.transactions.is_empty() {
             return Err(field("transaction", "no [[transaction]] — a profile needs at least one".into()));
+        }
+        if let Some(h) = &p.headline {
+            if !p.transactions.iter().any(|t| t.name == h.transaction) {
+                let names: Vec<&str> = p.transactions.iter().map(|t| t.name.as_str()).collect();
+                let near = crate::nearest(&h.transaction, names.iter().copied()).unwrap_or_else(|| names[0].to_string());
+                return Err(field("headline.transaction", format!("'{}' is not one of the profile's transactions — nearest valid value '{near}'", h.transaction)));
+            }
+            if h.per_s != 1.0 && h.per_s != 60.0 {
+                return Err(field("headline.per_s", format!("{} — a headline is a second's (1) or a minute's (60); nearest valid value {}", h.per_s, if h.per_s < 30.0 { 1 } else { 60 })));
+            }
         }
         let shares: f64 = p.transactions.iter().map(|t| t.share).sum();
         if (shares - 1.0).abs() > 0.01 {

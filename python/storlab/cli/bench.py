@@ -34,7 +34,7 @@ DISK_CSV = ["job", "engine", "iops", "bw_bytes_s", "mean_iops", "mean_bw_bytes_s
             "runtime_s", "runs", "cpu_us_per_io"]
 
 #: `bench db --csv` columns, one row per virtual-user count.
-DB_CSV = ["vus", "repeats", "nopm", "nopm_stdev", "tpm", "tpm_stdev", "tpm_client", "rows_per_min", "commits", "last_commit_s",
+DB_CSV = ["vus", "repeats", "headline_name", "headline", "nopm", "nopm_stdev", "tpm", "tpm_stdev", "tpm_client", "rows_per_min", "commits", "last_commit_s",
           "errors", "lat_p99_us", "client_cpu_us_per_txn", "wal_bytes_per_txn", "buffer_cache_hit_ratio"]
 
 
@@ -126,7 +126,9 @@ def _db_table(rec) -> Table:
     insert = rec["inputs"]["workload"]["kind"] == "insert"
     # The client's own count gets a column only where the engine's differs (PostgreSQL).
     engine = any(r.get("tpm") != r.get("tpm_client") for r in rec["results"])
-    cols = (["VUs"] + (["NOPM"] if tpcc else []) + (["rows/min", "last commit"] if insert else []) + ["TPM"]
+    # A workload file's own headline (`[metric]`: tpsE) comes first.
+    headline = next((r["headline_name"] for r in rec["results"] if r.get("headline_name")), None)
+    cols = (["VUs"] + ([headline] if headline else []) + (["NOPM"] if tpcc else []) + (["rows/min", "last commit"] if insert else []) + ["TPM"]
             + (["client TPM"] if engine else []) + ["errors", "p99 (slowest)", "CPU µs/txn", "WAL B/txn", "cache hit"])
     for c in cols:
         t.add_column(c, justify="right", overflow="fold")
@@ -138,6 +140,8 @@ def _db_table(rec) -> Table:
         wal = io["per_txn"].get("wal_bytes")
         hit = io.get("buffer_cache_hit_ratio")
         row = [str(r["vus"])]
+        if headline:
+            row.append(f"{r['headline']:,.1f}{spread('headline')}" if r.get("headline") is not None else "—")
         if tpcc:
             row.append(f"{r['nopm']:,.0f}{spread('nopm')}")
         if insert:

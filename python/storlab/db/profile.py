@@ -624,6 +624,10 @@ def record(path: Path, managed: Any, runs: list[dict[str, Any]], wspec: dict[str
                  sync_off=sync_off, commit_every=commit_every)
     if writeback is not None:
         prof["writeback"] = writeback
+    if wspec.get("metric"):
+        # The workload file's own headline (`[metric]`), for simulate.
+        m = wspec["metric"]
+        prof["headline"] = {"name": m["name"], "transaction": m["transaction"], "per_s": 1.0 if m["per"] == "second" else 60.0}
     # The penalty last: the model it runs needs everything above.
     flush = flush_probe(managed.wal_dir or managed.dir)
     prof["concurrency"]["penalty_durable_write_us"] = [flush["flush_median_us"], flush["flush_p99_us"]]

@@ -334,6 +334,12 @@ def bench_db(
         wl = _native.DbWorkload.insert(rows_per_vu=rows, commit_every=commit_every)
     else:
         wl = _native.DbWorkload.file(wspec["file"], wspec["text"], scale=wspec.get("scale"))
+        headline = wl.headline()
+        if headline is not None:
+            # The file's own headline (`[metric]`, e.g. tpsE) decides the
+            # sweep and its tipping point.
+            metric = "headline"
+            wspec["metric"] = {"name": headline[0], "transaction": headline[1], "per": "second" if headline[2] == 1 else "minute"}
 
     def record() -> dict[str, Any]:
         config = runs[0]["target"] if runs and database.display in ("postgres", "mysql") else database.display

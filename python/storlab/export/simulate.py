@@ -97,13 +97,13 @@ def _usd(v: float | None) -> str:
     return "—" if v is None else (f"${v:,.2f}" if v < 100 else f"${v:,.0f}")
 
 
-def _spread(v: float, sd: float | None) -> str:
+def _spread(v: float, sd: float | None, digits: int = 0) -> str:
     """A predicted figure with the spread its profile's recording had there
     (± one standard deviation over the seeds, relative), with simulate --repeats."""
     if not sd or not v:
-        return f"{v:,.0f}"
+        return f"{v:,.{digits}f}"
     pct = 100 * sd / v
-    return f"{v:,.0f} ±{pct:.1f} %" if pct < 10 else f"{v:,.0f} ±{pct:.0f} %"
+    return f"{v:,.{digits}f} ±{pct:.1f} %" if pct < 10 else f"{v:,.{digits}f} ±{pct:.0f} %"
 
 
 def cost_points(rows: list[dict[str, Any]], tip: dict[str, Any] | None) -> list[tuple[str, dict[str, Any]]]:
@@ -138,13 +138,16 @@ def db_tables(record: dict[str, Any]) -> Group:
         types = _main_types(rows)
         roles = list(dict.fromkeys(k for r in rows for k in (r.get("pools") or {})))
         t = Table(title=f"{title}: {c}" if len(configs) > 1 else title, show_lines=True)
-        cols = ["VUs"] + (["NOPM"] if metric == "nopm" else []) + (["rows/min"] if metric == "rows_per_min" else [])
+        headline = next((r["headline_name"] for r in rows if r.get("headline_name")), None) if metric == "headline" else None
+        cols = ["VUs"] + ([headline] if headline else []) + (["NOPM"] if metric == "nopm" else []) + (["rows/min"] if metric == "rows_per_min" else [])
         cols += ["TPM"] + [f"{ty} p50 / p99" for ty in types] + ["CPU"] + [f"pool {ro}" for ro in roles] + ["binding"]
         for col in cols:
             t.add_column(col, justify="left" if col == "binding" or col.startswith("pool") else "right",
                          overflow="fold", min_width=16 if col.startswith("pool") else None)
         for r in rows:
             row = [str(r["vus"])]
+            if headline:
+                row.append(_spread(r["headline"], r.get("headline_stdev"), digits=1))
             if metric == "nopm":
                 row.append(_spread(r["nopm"], r.get("nopm_stdev")))
             if metric == "rows_per_min":
@@ -170,7 +173,9 @@ def db_tables(record: dict[str, Any]) -> Group:
         tip = tips.get(c)
         if tip is not None:
             word = "tipping point" if tip["reached"] else "no tipping point yet"
-            notes.append(f"{word}: {tip['vus']} VUs, {tip['value']:,.0f} {tip['metric'].upper().replace('_', ' ')} — {tip['note']}\n", style="bold")
+            label = headline if tip["metric"] == "headline" and headline else tip["metric"].upper().replace("_", " ")
+            value = f"{tip['value']:,.1f}" if abs(tip["value"]) < 100 else f"{tip['value']:,.0f}"
+            notes.append(f"{word}: {tip['vus']} VUs, {value} {label} — {tip['note']}\n", style="bold")
         for label, at in cost_points(rows, tip):
             if at.get("usd_per_1000_tpm") is not None:
                 notes.append(f"{label}: {_usd(at['usd_per_1000_tpm'])} per 1,000 TPM a month at {at['vus']} VUs "
@@ -187,7 +192,8 @@ def db_tables(record: dict[str, Any]) -> Group:
     notes = Text()
     inputs = record.get("inputs") or {}
     notes.append(
-        f"profile {inputs.get('profile', record['workload'])} at scale {inputs.get('scale', 0):,g} {inputs.get('scale_unit', '')}s, "
+        f"profile {inputs.get('profile', record['workload'])} at scale {inputs.get('scale', 0):,g}"
+        f"{'' if inputs.get('scale_unit') in ('scale', None) else ' ' + inputs['scale_unit'] + 's'}, "
         f"{inputs.get('rampup_s', 0):,.0f} s rampup + {inputs.get('duration_s', 0):,.0f} s per VU count, seed {record['seed']}; "
         f"{record.get('simulated_s', 0):,.0f} s simulated; latency = transaction response time; MB = 10^6 bytes\n", style="dim")
     for line in inputs.get("assumptions") or []:
@@ -206,6 +212,10 @@ def db_phase_row(r: dict[str, Any], k: int, metric: str, types: list[str], roles
     n = len(phases)
     mark = "└" if k == n - 1 else "├"
     row = [f"{mark} {clock(ph['from_s'])} to {clock(ph['to_s'])}"]
+    if metric == "headline":
+        # The phase's headline, at the window's own ratio to its TPM.
+        per_tpm = (r.get("headline") or 0) / r["tpm"] if r.get("tpm") else 0
+        row.append(f"{(ph.get('tpm') or 0) * per_tpm:,.1f}")
     if metric == "nopm":
         row.append(f"{ph.get('nopm') or 0:,.0f}")
     if metric == "rows_per_min":

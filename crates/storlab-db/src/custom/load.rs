@@ -1,9 +1,9 @@
 //! Building a workload file's schema and loading it: created and loaded
 //! when none of its tables exist, reused when all do, refused when only some
 //! do. The load commits every 10,000 rows; on PostgreSQL the rows of a
-//! batch are pipelined.
+//! batch are pipelined. The tables are analysed after it.
 
-use super::{draw_all, Workload};
+use super::{draw_all, Gen, Workload};
 use crate::backend::{Backend, Begin, Dialect, Sql, Txn};
 use crate::error::{DbError, Result};
 use crate::session::{Db, Outcome};
@@ -41,6 +41,7 @@ pub async fn prepare(db: &Db, w: &Workload, seed: u64, progress: &Progress) -> R
     let mut rng = Rng::new(seed ^ 0x10AD);
     let mut b = crate::connect::connect(db).await?;
     if !decide(tables_present(b.as_mut(), &w.tables).await?, w, &db.display())? {
+        continue_sequences(b.as_mut(), w).await?;
         return Ok(false);
     }
     for (i, s) in w.schema.iter().enumerate() {
@@ -76,5 +77,29 @@ pub async fn prepare(db: &Db, w: &Workload, seed: u64, progress: &Progress) -> R
     for (i, s) in w.after_load.iter().enumerate() {
         b.batch(s).await.map_err(|e| DbError::sql(format!("{}: after_load[{i}]", w.file), e))?;
     }
+    // The planner's statistics of the fresh tables, as `pgbench -i` leaves
+    // them (its VACUUM ANALYZE): without them PostgreSQL plans a join over
+    // freshly loaded tables as over empty ones until autovacuum comes by.
+    let analyze = match b.dialect() {
+        Dialect::Postgres | Dialect::Sqlite => "ANALYZE".to_string(),
+        Dialect::Mysql => format!("ANALYZE TABLE {}", w.tables.join(", ")),
+    };
+    b.batch(&analyze).await.map_err(|e| DbError::sql(format!("{}: the statistics after the load ({analyze})", w.file), e))?;
+    continue_sequences(b.as_mut(), w).await?;
     Ok(true)
+}
+
+/// Sets each `sequence = { after = "table.column" }` to go on one past the
+/// column's highest value.
+async fn continue_sequences(b: &mut dyn Backend, w: &Workload) -> Result<()> {
+    for (name, g) in &w.params {
+        if let Gen::Sequence(_, next, Some(after)) = g {
+            let (table, column) = (&after.table, &after.column);
+            let what = format!("{}: params.{name}: sequence after {table}.{column}", w.file);
+            let top = b.query_text(&after.query()).await.map_err(|e| DbError::sql(&what, e))?;
+            let top: i64 = top.as_deref().unwrap_or("0").trim().parse().map_err(|_| DbError::sql(&what, format!("{table}.{column} holds '{}', not whole numbers", top.unwrap_or_default())))?;
+            next.store(top + 1, Ordering::Relaxed);
+        }
+    }
+    Ok(())
 }

@@ -10,7 +10,7 @@ mod parse;
 mod session;
 
 pub use load::prepare;
-pub use parse::{FIELDS, GENERATORS, LOAD_FIELDS, TRANSACTION_FIELDS};
+pub use parse::{FIELDS, GENERATORS, LOAD_FIELDS, METRIC_FIELDS, TRANSACTION_FIELDS};
 pub use session::session;
 
 use crate::session::{random_string, Value};
@@ -44,8 +44,30 @@ pub enum Gen {
     Uuid,
     String(i64, i64),
     Timestamp,
-    /// Shared by every virtual user: each draw takes the next value.
-    Sequence(i64, Arc<AtomicI64>),
+    /// Shared by every virtual user: each draw takes the next value. With
+    /// `after` (table, column) the first value is set, when the workload is
+    /// prepared, to one past the column's highest (`sequence = { after =
+    /// "trade.t_id" }`), so runs on a reused database go on where the rows
+    /// end.
+    Sequence(i64, Arc<AtomicI64>, Option<SequenceAfter>),
+}
+
+/// Where a `sequence = { after = "table.column", where = "..." }` goes on
+/// from: one past the column's highest value over the rows the condition
+/// keeps (all rows without one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceAfter {
+    pub table: String,
+    pub column: String,
+    pub filter: Option<String>,
+}
+
+impl SequenceAfter {
+    /// The query for the highest value so far (0 for none).
+    pub fn query(&self) -> String {
+        let w = self.filter.as_ref().map(|f| format!(" WHERE {f}")).unwrap_or_default();
+        format!("SELECT COALESCE(MAX({}), 0) FROM {}{w}", self.column, self.table)
+    }
 }
 
 impl Gen {
@@ -70,7 +92,7 @@ impl Gen {
             }
             Gen::String(lo, hi) => Value::Text(random_string(rng, *lo as u64, *hi as u64)),
             Gen::Timestamp => Value::Text(now_text()),
-            Gen::Sequence(start, next) => Value::Int(start + next.fetch_add(1, Ordering::Relaxed)),
+            Gen::Sequence(start, next, _) => Value::Int(start + next.fetch_add(1, Ordering::Relaxed)),
         }
     }
 }
@@ -99,6 +121,24 @@ pub struct LoadStep {
     pub params: BTreeMap<String, Gen>,
 }
 
+/// A workload file's headline (`[metric]`): one transaction type's commits
+/// a second or a minute, under its own name (TPC-E's tpsE: Trade-Result
+/// transactions a second).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    pub name: String,
+    pub transaction: String,
+    /// 1 for a rate a second, 60 for one a minute.
+    pub per_s: f64,
+}
+
+impl Metric {
+    /// The headline from the counted transaction's commits a minute.
+    pub fn of_per_min(&self, per_min: f64) -> f64 {
+        per_min / 60.0 * self.per_s
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Workload {
     pub name: String,
@@ -111,6 +151,7 @@ pub struct Workload {
     pub params: BTreeMap<String, Gen>,
     pub transactions: Vec<Transaction>,
     pub commit_every: u32,
+    pub metric: Option<Metric>,
 }
 
 /// Draws each named parameter not yet in `into`.

@@ -2,7 +2,7 @@
 //! errors that name the file, the entry and the field, and the nearest
 //! valid name.
 
-use super::{Bound, Gen, LoadStep, Stmt, Transaction, Workload};
+use super::{Bound, Gen, LoadStep, Metric, SequenceAfter, Stmt, Transaction, Workload};
 use crate::error::{DbError, Result};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicI64;
@@ -80,7 +80,8 @@ fn parse_bound(file: &str, at: &str, v: &toml::Value) -> Result<Bound> {
 /// The parameter generators, the workload file's fields, and those of its
 /// `[[load]]` and `[[transaction]]` entries (docs/db.md lists each).
 pub const GENERATORS: [&str; 6] = ["uniform", "nurand", "uuid", "string", "timestamp", "sequence"];
-pub const FIELDS: [&str; 10] = ["name", "description", "scale", "tables", "schema", "load", "after_load", "params", "transaction", "commit_every"];
+pub const FIELDS: [&str; 11] = ["name", "description", "scale", "tables", "schema", "load", "after_load", "params", "transaction", "commit_every", "metric"];
+pub const METRIC_FIELDS: [&str; 3] = ["name", "transaction", "per"];
 pub const LOAD_FIELDS: [&str; 3] = ["sql", "rows", "params"];
 pub const TRANSACTION_FIELDS: [&str; 3] = ["name", "weight", "statements"];
 
@@ -119,13 +120,37 @@ fn parse_gen(file: &str, at: &str, v: &toml::Value) -> Result<Gen> {
                 _ => return Err(err(file, &at_k, "expected [min_length, max_length] with 0 <= min <= max")),
             }
         }
-        "sequence" => Gen::Sequence(v.as_integer().ok_or_else(|| err(file, &at_k, "expected the first value, an integer"))?, Arc::new(AtomicI64::new(0))),
+        "sequence" => parse_sequence(file, &at_k, v)?,
         other => {
             let near = GENERATORS.iter().min_by_key(|g| strsim::levenshtein(g, other)).expect("generators");
             return Err(err(file, at, format!("unknown generator '{other}' — did you mean '{near}'?")));
         }
     };
     Ok(g)
+}
+
+/// `sequence = START` or `sequence = { after = "table.column", where = "SQL" }`.
+fn parse_sequence(file: &str, at: &str, v: &toml::Value) -> Result<Gen> {
+    let hint = "expected the first value, an integer, or { after = \"table.column\" } to go on after the column's highest value";
+    if let Some(start) = v.as_integer() {
+        return Ok(Gen::Sequence(start, Arc::new(AtomicI64::new(0)), None));
+    }
+    let t = v.as_table().ok_or_else(|| err(file, at, hint))?;
+    check_keys(file, at, t, &["after", "where"])?;
+    let after = t.get("after").and_then(|a| a.as_str()).ok_or_else(|| err(file, at, hint))?;
+    let filter = match t.get("where") {
+        None => None,
+        Some(w) => Some(w.as_str().filter(|w| !w.trim().is_empty()).ok_or_else(|| err(file, &format!("{at}.where"), "expected a SQL condition on the table's rows, e.g. \"t_st_id = 'CMPT'\""))?),
+    };
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    match after.split_once('.') {
+        Some((table, column)) if ident(table) && ident(column) => Ok(Gen::Sequence(
+            0,
+            Arc::new(AtomicI64::new(1)),
+            Some(SequenceAfter { table: table.into(), column: column.into(), filter: filter.map(str::to_string) }),
+        )),
+        _ => Err(err(file, &format!("{at}.after"), format!("'{after}' is not table.column (letters, digits and _) — e.g. \"trade.t_id\""))),
+    }
 }
 
 fn strings(file: &str, at: &str, v: Option<&toml::Value>) -> Result<Vec<String>> {
@@ -230,8 +255,34 @@ impl Workload {
             None => 1,
             Some(v) => v.as_integer().filter(|c| *c >= 1).ok_or_else(|| err(file, "commit_every", "expected an integer >= 1"))? as u32,
         };
-        Ok(Workload { name, file: file.to_string(), scale, tables, schema, load, after_load, params, transactions, commit_every })
+        let metric = match doc.get("metric") {
+            None => None,
+            Some(m) => Some(parse_metric(file, m, &transactions)?),
+        };
+        Ok(Workload { name, file: file.to_string(), scale, tables, schema, load, after_load, params, transactions, commit_every, metric })
     }
+}
+
+/// `[metric]`: name, the transaction it counts, and per second or minute.
+fn parse_metric(file: &str, v: &toml::Value, transactions: &[Transaction]) -> Result<Metric> {
+    let t = v.as_table().ok_or_else(|| err(file, "metric", "expected a table: name, transaction, per"))?;
+    check_keys(file, "metric", t, &METRIC_FIELDS)?;
+    let name = t.get("name").and_then(|v| v.as_str()).filter(|s| !s.trim().is_empty()).ok_or_else(|| err(file, "metric.name", "missing: the headline's name, e.g. \"tpsE\""))?;
+    let names: Vec<&str> = transactions.iter().map(|t| t.name.as_str()).collect();
+    let counted = t.get("transaction").and_then(|v| v.as_str()).ok_or_else(|| err(file, "metric.transaction", format!("missing: the transaction it counts, one of {}", names.join(", "))))?;
+    if !names.contains(&counted) {
+        let near = names.iter().min_by_key(|n| strsim::levenshtein(n, counted)).copied().unwrap_or_default();
+        return Err(err(file, "metric.transaction", format!("unknown transaction '{counted}' — nearest valid value '{near}'")));
+    }
+    let per_s = match t.get("per").map(|v| v.as_str()) {
+        None | Some(Some("minute")) => 60.0,
+        Some(Some("second")) => 1.0,
+        Some(other) => {
+            let got = other.map(str::to_string).unwrap_or_else(|| "a non-string".into());
+            return Err(err(file, "metric.per", format!("'{got}' is not \"second\" or \"minute\" — nearest valid value 'second'")));
+        }
+    };
+    Ok(Metric { name: name.trim().to_string(), transaction: counted.to_string(), per_s })
 }
 
 #[cfg(test)]
@@ -258,6 +309,44 @@ mod tests {
         let text = "name = \"x\"\ntables = [\"t\"]\n[params]\naid = { uniform = [1, 10] }\n[[transaction]]\nname = \"t1\"\nstatements = [\"SELECT :aidx\"]\n";
         let e = Workload::parse("w.toml", text).unwrap_err().to_string();
         assert!(e.contains("w.toml") && e.contains("transaction 't1', statement 1") && e.contains("did you mean ':aid'"), "{e}");
+    }
+
+    const TWO: &str = "name = \"x\"\ntables = [\"t\"]\n[params]\nid = { sequence = { after = \"trade.t_id\" } }\n[[transaction]]\nname = \"order\"\nstatements = [\"SELECT :id\"]\n[[transaction]]\nname = \"result\"\nweight = 2\nstatements = [\"SELECT 1\"]\n";
+
+    #[test]
+    fn metric_counts_one_transaction_a_second_or_a_minute() {
+        let w = Workload::parse("w.toml", &format!("{TWO}[metric]\nname = \"tpsE\"\ntransaction = \"result\"\nper = \"second\"\n")).unwrap();
+        let m = w.metric.clone().unwrap();
+        assert_eq!((m.name.as_str(), m.transaction.as_str(), m.per_s), ("tpsE", "result", 1.0));
+        // 600 commits a minute are 10 a second.
+        assert_eq!(m.of_per_min(600.0), 10.0);
+        let per_min = Workload::parse("w.toml", &format!("{TWO}[metric]\nname = \"orders/min\"\ntransaction = \"order\"\n")).unwrap();
+        assert_eq!(per_min.metric.unwrap().of_per_min(600.0), 600.0);
+        assert!(Workload::parse("w.toml", TWO).unwrap().metric.is_none());
+    }
+
+    #[test]
+    fn a_bad_metric_names_its_field_and_the_nearest_value() {
+        let e = Workload::parse("w.toml", &format!("{TWO}[metric]\nname = \"tpsE\"\ntransaction = \"resul\"\n")).unwrap_err().to_string();
+        assert!(e.contains("w.toml: metric.transaction") && e.contains("nearest valid value 'result'"), "{e}");
+        let e = Workload::parse("w.toml", &format!("{TWO}[metric]\nname = \"tpsE\"\ntransaction = \"result\"\nper = \"hour\"\n")).unwrap_err().to_string();
+        assert!(e.contains("metric.per") && e.contains("'second'"), "{e}");
+        let e = Workload::parse("w.toml", &format!("{TWO}[metric]\ntransaction = \"result\"\n")).unwrap_err().to_string();
+        assert!(e.contains("metric.name"), "{e}");
+    }
+
+    #[test]
+    fn a_sequence_after_a_column_is_table_dot_column() {
+        let w = Workload::parse("w.toml", TWO).unwrap();
+        let Gen::Sequence(_, _, Some(a)) = &w.params["id"] else { panic!("{:?}", w.params["id"]) };
+        assert_eq!((a.table.as_str(), a.column.as_str(), a.filter.as_deref()), ("trade", "t_id", None));
+        assert_eq!(a.query(), "SELECT COALESCE(MAX(t_id), 0) FROM trade");
+        let w = Workload::parse("w.toml", &TWO.replace("after = \"trade.t_id\"", "after = \"trade.t_id\", where = \"t_st_id = 'CMPT'\"")).unwrap();
+        let Gen::Sequence(_, _, Some(a)) = &w.params["id"] else { panic!() };
+        assert_eq!(a.query(), "SELECT COALESCE(MAX(t_id), 0) FROM trade WHERE t_st_id = 'CMPT'");
+        let bad = TWO.replace("trade.t_id", "trade; DROP TABLE x");
+        let e = Workload::parse("w.toml", &bad).unwrap_err().to_string();
+        assert!(e.contains("params.id.sequence.after") && e.contains("not table.column"), "{e}");
     }
 
     #[test]
