@@ -260,7 +260,7 @@ DECIDES = {
     "S001": ("with the TPC-E-like recording under SQL Server's documented I/O rules, Ultra / P30 is 2.0× in tpsE "
              "against the field's +17 %: at the ~600 GB assumed (the source gives no size) 16 % of the data is cached, "
              "the recording's miss-ratio curve (NURand over accounts, PostgreSQL's clock sweep, not SQL Server's "
-             "LRU-2) misses 30 % of 247 page accesses a transaction, and the pool reads at 2.5 ms where the field saw "
+             "LRU-2) misses 46 % of 292 page accesses a transaction, and the pool reads at 2.5 ms where the field saw "
              "1 ms with the read cache, so data-read latency decides on the pool and Ultra's 50,000 IOPS on Ultra; "
              "the TPC-C stand-in beside it gives 2.1×"),
     "S000": ("with SMB Multichannel (4 connections a share on the 100 Gbps interface) FSx no longer binds on "

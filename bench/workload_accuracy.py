@@ -19,6 +19,10 @@ not recorded at?
     python bench/workload_accuracy.py --workload examples/db/tpce-like.toml --profile tpce-postgresql --scales 1,4
     python bench/workload_accuracy.py --workload examples/db/tpcb-like.toml --profile tpcb-postgresql --scales 4,32
 
+On a disk whose host acknowledges writes from a cache, `bench disk
+--calibrate-out` refuses CrystalDiskMark's preset (its sequential writes run
+at the cache's speed): add `--calibrate-job bench/calibrate_random.fio`.
+
 Each run adds a row to bench/RESULTS.md (the median of predicted / measured
 over the points, and their spread).
 """
@@ -79,6 +83,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--rampup", type=int, default=3)
     ap.add_argument("--duration", type=int, default=15)
+    ap.add_argument("--calibrate-job", type=Path, default=None,
+                    help="calibrate with this fio job file (bench/calibrate_random.fio on a disk whose host caches writes)")
     ap.add_argument("--dir", type=Path, default=Path("/var/tmp/storlab-workload-accuracy"))
     ap.add_argument("--out", type=Path, default=Path("/var/tmp/storlab-workload-accuracy-out"))
     args = ap.parse_args()
@@ -86,6 +92,15 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     args.dir.mkdir(parents=True, exist_ok=True)
     args.dir.chmod(0o755)
+    overlay = args.out / "calibrated-overlay.toml"
+    if args.calibrate_job is not None and not overlay.exists():
+        # A disk whose host caches writes: the random jobs (and a sequential
+        # read) of the job file in place of CrystalDiskMark's preset.
+        (args.dir / "calibration").mkdir(parents=True, exist_ok=True)
+        print(f"calibration: storlab bench disk --job {args.calibrate_job} --calibrate-out ... (a minute)", flush=True)
+        rec = run_json([storlab_bin(), "bench", "disk", "--path", str(args.dir / "calibration"), "--job", str(args.calibrate_job),
+                        "--size", "8GiB", "--calibrate-out", str(overlay), "--json"])
+        (args.out / "calibration-bench-disk.json").write_text(json.dumps(rec, indent=1) + "\n")
     overlay = calibrate(args.out, args.dir / "calibration")
     got = measure(args, out)
     name = "tpsE" if any(json.loads(f.read_text())["results"][0].get("headline") is not None
@@ -114,7 +129,8 @@ def main() -> None:
     record(f"workload_accuracy_{args.workload.stem}",
            f"simulate / bench db {name}, {args.workload.name} on PostgreSQL, local disk, {len(ratios)} points "
            f"(scales {', '.join(map(str, args.scales))}; {within} within ±20 %), from the shipped {args.profile} "
-           f"(`python bench/workload_accuracy.py --workload {wl} --profile {args.profile} --scales {','.join(map(str, args.scales))}`)",
+           f"(`python bench/workload_accuracy.py{' --calibrate-job ' + str(args.calibrate_job) if args.calibrate_job else ''} "
+           f"--workload {wl} --profile {args.profile} --scales {','.join(map(str, args.scales))}`)",
            statistics.median(ratios), min(ratios), max(ratios),
            {"machine": machine(), "points": {f"{s},{v}": xs for (s, v), xs in got.items()}, "ratios": ratios, "table": lines})
 
