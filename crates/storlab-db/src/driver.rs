@@ -47,6 +47,19 @@ impl Workload {
                 .collect(),
         }
     }
+    /// A workload file's headline, if it names one.
+    fn metric(&self) -> Option<&crate::custom::Metric> {
+        match self {
+            Workload::Custom(w) => w.metric.as_ref(),
+            _ => None,
+        }
+    }
+    fn tpcc(&self) -> Option<&TpccOptions> {
+        match self {
+            Workload::Tpcc(t) => Some(t),
+            _ => None,
+        }
+    }
     fn kinds(&self) -> Vec<String> {
         match self {
             Workload::Tpcc(_) => Kind::ALL.iter().map(|k| k.name().to_string()).collect(),
@@ -196,6 +209,33 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(kinds: usize, vus: u32) -> Shared {
+        Shared {
+            types: (0..kinds).map(|_| TypeStats::default()).collect(),
+            measuring: AtomicBool::new(false),
+            halt: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            tail: AtomicU64::new(0),
+            errors: Mutex::new(BTreeMap::new()),
+            per_second: Mutex::new(Vec::new()),
+            start: Instant::now(),
+            last_commit_ns: AtomicU64::new(0),
+            finished_ns: (0..vus).map(|_| AtomicU64::new(0)).collect(),
+            lost: Mutex::new(None),
+        }
+    }
+
+    /// Seconds from the window's start (`t0`) to the last commit in it (0:
+    /// none), and with `per_user` each user's to when it had nothing left
+    /// to run (None: it had not).
+    fn finish_times(&self, t0: Instant, per_user: bool) -> (f64, Vec<Option<f64>>) {
+        let w0 = t0.duration_since(self.start).as_nanos() as u64;
+        let since = |ns: u64| (ns > 0).then(|| r3(ns.saturating_sub(w0) as f64 / 1e9));
+        let last = since(self.last_commit_ns.load(Ordering::Relaxed)).unwrap_or(0.0);
+        let users = if per_user { self.finished_ns.iter().map(|f| since(f.load(Ordering::Relaxed))).collect() } else { vec![] };
+        (last, users)
+    }
+
     fn record(&self, kind: usize, out: &Outcome, units: u64, dt: Duration) {
         let sec = self.start.elapsed().as_secs() as usize;
         {
@@ -301,41 +341,8 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     let mut monitor = Monitor::open(db).await?;
     progress.phase.store(PHASE_RAMPUP, Ordering::Relaxed);
     progress.done.store(0, Ordering::Relaxed);
-
-    // Log the virtual users in, a few at a time (as HammerDB staggers logins).
-    // Each user's connection is opened on its own event loop, where its
-    // connection task then lives.
-    let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::with_capacity(o.vus as usize);
-    let mut vu = 0;
-    while vu < o.vus {
-        let batch = (o.vus - vu).min(16);
-        let opened = futures_util::future::join_all((vu..vu + batch).map(|k| {
-            let (db, wl, vus, seed) = (db.clone(), wl.clone(), o.vus, o.seed);
-            loops[k as usize % loops.len()].spawn(async move { open_session(&db, &wl, k, vus, seed).await })
-        }))
-        .await;
-        for (i, s) in opened.into_iter().enumerate() {
-            let s = s.map_err(|e| DbError::sql("logging a virtual user in", e))??;
-            sessions.push(((vu as usize + i) % loops.len(), s));
-        }
-        vu += batch;
-        if progress.stop.load(Ordering::Relaxed) {
-            return Err(DbError::Input("interrupted while logging the virtual users in".into()));
-        }
-    }
-    let shared = Arc::new(Shared {
-        types: kinds.iter().map(|_| TypeStats::default()).collect(),
-        measuring: AtomicBool::new(false),
-        halt: AtomicBool::new(false),
-        closed: AtomicBool::new(false),
-        tail: AtomicU64::new(0),
-        errors: Mutex::new(BTreeMap::new()),
-        per_second: Mutex::new(Vec::new()),
-        start: Instant::now(),
-        last_commit_ns: AtomicU64::new(0),
-        finished_ns: (0..o.vus).map(|_| AtomicU64::new(0)).collect(),
-        lost: Mutex::new(None),
-    });
+    let sessions = log_in(db, wl, o, progress, loops).await?;
+    let shared = Arc::new(Shared::new(kinds.len(), o.vus));
     let mut tasks = tokio::task::JoinSet::new();
     let spawn_all = |tasks: &mut tokio::task::JoinSet<()>, sessions: Vec<(usize, Box<dyn Session>)>| {
         for (vu, (l, s)) in sessions.into_iter().enumerate() {
@@ -350,19 +357,13 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     let mut waiting = Some(sessions);
     if !o.rampup.is_zero() {
         spawn_all(&mut tasks, waiting.take().unwrap_or_default());
-    }
-    // Rampup.
-    if !o.rampup.is_zero() {
         phase(o.rampup, &mut tasks, progress).await;
     }
     let interrupted_in_rampup = progress.stop.load(Ordering::Relaxed);
     // Measured window.
     let xact0 = monitor.xact().await?;
     let own0 = monitor.own_xacts();
-    let autocommitted = || match db {
-        Db::Mysql(t) => t.autocommitted.load(Ordering::Relaxed),
-        _ => 0,
-    };
+    let autocommitted = || if let Db::Mysql(t) = db { t.autocommitted.load(Ordering::Relaxed) } else { 0 };
     let auto0 = autocommitted();
     let snap0 = monitor.snapshot(is_tpcc).await?;
     let cpu0 = process_cpu_s();
@@ -388,13 +389,9 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     // means the server went away (it died, or its volume did): the run ends
     // there with the client's side of what was measured, not with an error.
     let user_lost = shared.lost.lock().expect("lost lock").is_some();
-    let mut server_lost = None;
-    let snap1 = match monitor.snapshot(is_tpcc).await {
-        Ok(s) => s,
-        Err(e) if user_lost => {
-            server_lost = Some(e.to_string());
-            crate::monitor::Snapshot { at: Some(Instant::now()), ..Default::default() }
-        }
+    let (snap1, server_lost) = match monitor.snapshot(is_tpcc).await {
+        Ok(s) => (s, None),
+        Err(e) if user_lost => (crate::monitor::Snapshot { at: Some(Instant::now()), ..Default::default() }, Some(e.to_string())),
         Err(e) => return Err(e),
     };
     let interrupted = progress.stop.load(Ordering::Relaxed);
@@ -408,42 +405,20 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
 
     let minutes = elapsed.as_secs_f64() / 60.0;
     let per_min = |n: f64| if minutes > 0.0 { n / minutes } else { 0.0 };
-    let mut txn = BTreeMap::new();
-    let (mut total_ok, mut total_err, mut total_units) = (0u64, 0u64, 0u64);
-    for (name, t) in kinds.iter().zip(&shared.types) {
-        let (c, r, e, u) = (t.commits.load(Ordering::Relaxed), t.rollbacks.load(Ordering::Relaxed), t.errors.load(Ordering::Relaxed), t.units.load(Ordering::Relaxed));
-        total_ok += c + r;
-        total_err += e;
-        total_units += u;
-        let h = t.hist.lock().expect("histogram lock");
-        let stats = TxnStats {
-            latency: h.summary().rounded(1),
-            commits: c,
-            rollbacks: r,
-            errors: e,
-            per_min: r3(per_min((c + r) as f64)),
-            rows: (!matches!(wl, Workload::Tpcc(_))).then_some(u),
-        };
-        txn.insert(name.clone(), stats);
-    }
+    let (txn, total_ok, total_err, total_units) = txn_table(&kinds, &shared, wl, &per_min);
     let nopm = match (snap0.d_next_o_id, snap1.d_next_o_id) {
         (Some(a), Some(b)) => Some(per_min((b - a) as f64).round()),
         // The server went away: the New-Orders the client saw commit.
-        (Some(_), None) if server_lost.is_some() => {
-            Some(per_min(shared.types[Kind::NewOrder.index()].commits.load(Ordering::Relaxed) as f64).round())
-        }
+        (Some(_), None) if server_lost.is_some() => Some(per_min(shared.types[Kind::NewOrder.index()].commits.load(Ordering::Relaxed) as f64).round()),
         _ => None,
     };
     let tail = shared.tail.load(Ordering::Relaxed);
     let autocommits = autocommitted() - auto0;
     let engine_tpm = match (xact0, xact1) {
         (Some(_), Some(_)) if autocommits > 0 => None,
-        (Some(a), Some((b, own_end))) => {
-            // Take out the monitor's own statements between the two reads
-            // and the workers' transactions that ended after the window.
-            let own = (own_end - own0) as f64;
-            Some(per_min(((b - a) as f64 - own - tail as f64).max(0.0)).round())
-        }
+        // Take out the monitor's own statements between the two reads and
+        // the workers' transactions that ended after the window.
+        (Some(a), Some((b, own_end))) => Some(per_min(((b - a) as f64 - (own_end - own0) as f64 - tail as f64).max(0.0)).round()),
         _ => None,
     };
     let client_tpm = per_min((total_ok + total_err) as f64).round();
@@ -451,16 +426,7 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     let done = total_ok + total_err;
     let series = shared.per_second.lock().expect("series lock").clone();
     let lost = shared.lost.lock().expect("lost lock").clone();
-    let mut notes = vec![];
-    if server_lost.is_some() {
-        notes.push("the server went away before the window's end: NOPM and TPM are the client's counts, the engine's counters are missing".to_string());
-    }
-    if autocommits > 0 {
-        notes.push("one-statement transactions ran in autocommit (one round trip, as sysbench and the mysql client run them), which MySQL counts in no Com_commit: TPM is the client's count".to_string());
-    }
-    if db.engine() == "postgres" && elapsed.as_secs_f64() < 60.0 {
-        notes.push("PostgreSQL flushes its statistics about once a second per busy backend: on a window under a minute the engine's TPM and I/O counters are approximate".to_string());
-    }
+    let notes = run_notes(server_lost.is_some(), autocommits > 0, db.engine(), elapsed);
     let io = io_profile(&snap0, &snap1, done, db.engine(), notes);
     // HammerDB names the engine it measured: "MariaDB TPM" on MariaDB.
     let tpm_label = match &monitor {
@@ -469,30 +435,10 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
     };
     let tpm_line = engine_tpm.unwrap_or(client_tpm);
     // A workload file's headline: its counted transaction's commits.
-    let metric = match wl {
-        Workload::Custom(w) => w.metric.as_ref(),
-        _ => None,
-    };
+    let metric = wl.metric();
     let headline = metric.map(|m| r3(m.of_per_min(per_min(txn.get(&m.transaction).map_or(0, |t| t.commits) as f64))));
-    let last_commit_s = {
-        let ns = shared.last_commit_ns.load(Ordering::Relaxed);
-        let w0 = t0.duration_since(shared.start).as_nanos() as u64;
-        if ns > 0 {
-            r3(ns.saturating_sub(w0) as f64 / 1e9)
-        } else {
-            0.0
-        }
-    };
-    let vu_finish_s = if matches!(wl, Workload::Insert(_)) {
-        let w0 = t0.duration_since(shared.start).as_nanos() as u64;
-        shared.finished_ns.iter().map(|f| f.load(Ordering::Relaxed)).map(|ns| (ns > 0).then(|| r3(ns.saturating_sub(w0) as f64 / 1e9))).collect()
-    } else {
-        vec![]
-    };
-    let tpcc_opts = match wl {
-        Workload::Tpcc(t) => Some(t),
-        _ => None,
-    };
+    let (last_commit_s, vu_finish_s) = shared.finish_times(t0, matches!(wl, Workload::Insert(_)));
+    let tpcc_opts = wl.tpcc();
     let rows_kind = matches!(wl, Workload::Insert(_) | Workload::Custom(_));
     let error_messages = shared.errors.lock().expect("errors lock").clone();
     Ok(DbRun {
@@ -537,6 +483,70 @@ async fn run_async(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, 
         consistency,
         server,
     })
+}
+
+/// Logs the virtual users in, a few at a time (as HammerDB staggers
+/// logins). Each user's connection is opened on its own event loop, where
+/// its connection task then lives: (the loop's index, the session).
+async fn log_in(db: &Db, wl: &Workload, o: &RunOptions, progress: &Progress, loops: &[tokio::runtime::Handle]) -> Result<Vec<(usize, Box<dyn Session>)>> {
+    let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::with_capacity(o.vus as usize);
+    let mut vu = 0;
+    while vu < o.vus {
+        let batch = (o.vus - vu).min(16);
+        let opened = futures_util::future::join_all((vu..vu + batch).map(|k| {
+            let (db, wl, vus, seed) = (db.clone(), wl.clone(), o.vus, o.seed);
+            loops[k as usize % loops.len()].spawn(async move { open_session(&db, &wl, k, vus, seed).await })
+        }))
+        .await;
+        for (i, s) in opened.into_iter().enumerate() {
+            let s = s.map_err(|e| DbError::sql("logging a virtual user in", e))??;
+            sessions.push(((vu as usize + i) % loops.len(), s));
+        }
+        vu += batch;
+        if progress.stop.load(Ordering::Relaxed) {
+            return Err(DbError::Input("interrupted while logging the virtual users in".into()));
+        }
+    }
+    Ok(sessions)
+}
+
+/// Each transaction type's figures over the window, and the totals:
+/// (table, commits + rollbacks, errors, units).
+fn txn_table(kinds: &[String], shared: &Shared, wl: &Workload, per_min: &dyn Fn(f64) -> f64) -> (BTreeMap<String, TxnStats>, u64, u64, u64) {
+    let mut txn = BTreeMap::new();
+    let (mut total_ok, mut total_err, mut total_units) = (0u64, 0u64, 0u64);
+    for (name, t) in kinds.iter().zip(&shared.types) {
+        let (c, r, e, u) = (t.commits.load(Ordering::Relaxed), t.rollbacks.load(Ordering::Relaxed), t.errors.load(Ordering::Relaxed), t.units.load(Ordering::Relaxed));
+        total_ok += c + r;
+        total_err += e;
+        total_units += u;
+        let h = t.hist.lock().expect("histogram lock");
+        let stats = TxnStats {
+            latency: h.summary().rounded(1),
+            commits: c,
+            rollbacks: r,
+            errors: e,
+            per_min: r3(per_min((c + r) as f64)),
+            rows: (!matches!(wl, Workload::Tpcc(_))).then_some(u),
+        };
+        txn.insert(name.clone(), stats);
+    }
+    (txn, total_ok, total_err, total_units)
+}
+
+/// What a reader of the run must know about its counts.
+fn run_notes(server_lost: bool, autocommits: bool, engine: &str, elapsed: Duration) -> Vec<String> {
+    let mut notes = vec![];
+    if server_lost {
+        notes.push("the server went away before the window's end: NOPM and TPM are the client's counts, the engine's counters are missing".to_string());
+    }
+    if autocommits {
+        notes.push("one-statement transactions ran in autocommit (one round trip, as sysbench and the mysql client run them), which MySQL counts in no Com_commit: TPM is the client's count".to_string());
+    }
+    if engine == "postgres" && elapsed.as_secs_f64() < 60.0 {
+        notes.push("PostgreSQL flushes its statistics about once a second per busy backend: on a window under a minute the engine's TPM and I/O counters are approximate".to_string());
+    }
+    notes
 }
 
 /// Which transaction type a top-level statement of pg_stat_statements

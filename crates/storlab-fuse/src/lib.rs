@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use storlab_model::deployment::resolve_all;
+use storlab_model::deployment::{resolve_all, Deployment};
 use storlab_model::limits::primary_pool;
 use storlab_model::scenario::ScenarioFile;
 use storlab_model::{Catalog, ModelError};
@@ -220,27 +220,9 @@ pub fn emulate(
     let Some(dep) = dep else {
         return Err(EmulateError::NoConfig { file: file.into(), config: config.into(), valid: sc.configs.keys().cloned().collect::<Vec<_>>().join(", ") });
     };
-    let mut pool_idx = Vec::new();
+    let pool_idx = targets.iter().map(|t| pool_of(file, &dep, t)).collect::<Result<Vec<_>, _>>()?;
     for t in targets {
-        let i = match &t.role {
-            None => dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(&dep))).unwrap_or(0),
-            Some(r) => dep.pools.iter().position(|p| p.role.name() == r).ok_or_else(|| EmulateError::NoPool {
-                file: file.into(),
-                config: config.into(),
-                role: r.clone(),
-                valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
-            })?,
-        };
-        pool_idx.push(i);
-    }
-    for t in targets {
-        let b = std::fs::canonicalize(&t.backing).unwrap_or(t.backing.clone());
-        let m = std::fs::canonicalize(&t.mount).unwrap_or(t.mount.clone());
-        if b.starts_with(&m) || m.starts_with(&b) {
-            return Err(folder_err(&t.mount, "the mount point and the backing folder lie inside one another", "use two separate folders"));
-        }
-        check_mount_point(&t.mount, opts.nonempty)?;
-        prepare_backing(&t.backing, opts.adopt_backing)?;
+        check_target(t, opts)?;
     }
     let config_name = dep.name.clone();
     let mut pacer = Pacer::new(cat, dep, &pool_idx, opts.initial_credits_pct.map(|p| (p / 100.0).clamp(0.0, 1.0)), opts.seed)?;
@@ -271,29 +253,7 @@ pub fn emulate(
         None => None,
     };
 
-    let mut sessions = Vec::new();
-    let mut minors = Vec::new();
-    for (k, t) in targets.iter().enumerate() {
-        let fs = PassFs::new(t.backing.clone(), k, shared.clone()).map_err(io_err(format!("opening {}", t.backing.display())))?;
-        let mut cfg = fuser::Config::default();
-        cfg.mount_options = vec![fuser::MountOption::FSName(format!("storlab:{}", t.backing.display())), fuser::MountOption::Subtype("storlab".into()), fuser::MountOption::DefaultPermissions];
-        cfg.acl = fuser::SessionACL::All;
-        cfg.n_threads = Some(opts.threads.max(1));
-        cfg.clone_fd = true;
-        match fuser::spawn_mount(fs, &t.mount, &cfg) {
-            Ok(s) => {
-                minors.push(dev_minor(&t.mount));
-                sessions.push(s);
-            }
-            Err(source) => {
-                for (s, t) in sessions.into_iter().zip(targets) {
-                    let _ = mount::unmount(&t.mount);
-                    drop(s);
-                }
-                return Err(EmulateError::Mount { path: t.mount.display().to_string(), source });
-            }
-        }
-    }
+    let (sessions, minors) = mount_all(targets, &shared, opts)?;
 
     // The floor: what a 4 KiB direct read through the first mount takes
     // beyond the time its reply was held (PROBE_DELAY), averaged over the
@@ -335,30 +295,8 @@ pub fn emulate(
             continue;
         }
         if now >= next_status {
-            let dt = now.duration_since(last.0).as_secs_f64().max(1e-9);
             let t = Secs(now.duration_since(start).as_secs_f64());
-            let mut p = shared.pacer.lock().unwrap();
-            let binding = p.take_binding(t).map(|b| b.0);
-            let pools = (0..targets.len())
-                .map(|k| {
-                    let l = &shared.live[k];
-                    let (ops, bytes) = (l.ops.load(Ordering::Relaxed), l.bytes.load(Ordering::Relaxed));
-                    let (o0, b0) = last.1[k];
-                    last.1[k] = (ops, bytes);
-                    PoolStatus {
-                        pool: names[k].clone(),
-                        mount: targets[k].mount.display().to_string(),
-                        backing: targets[k].backing.display().to_string(),
-                        refused_full: l.refused_full.load(Ordering::Relaxed),
-                        iops: (ops - o0) as f64 / dt,
-                        bw_bytes_s: (bytes - b0) as f64 / dt,
-                        in_flight: l.in_flight.load(Ordering::Relaxed),
-                        burst_balance: p.burst_balance(k, t),
-                    }
-                })
-                .collect();
-            drop(p);
-            last.0 = now;
+            let (pools, binding) = pool_status(&shared, targets, &names, &mut last, now, t);
             if let Some(pr) = probe.as_mut() {
                 pr.run(&shared, 10);
             }
@@ -376,28 +314,7 @@ pub fn emulate(
     if let Some(p) = probe.take() {
         p.close(&targets[0]);
     }
-    // Unmount, then end each session; a mount still in use is detached and
-    // its connection aborted so that nothing hangs on it.
-    for ((s, t), minor) in sessions.into_iter().zip(targets).zip(minors) {
-        let busy = mount::unmount(&t.mount).is_err() || mount::mounted_at(&t.mount).is_some_and(|x| x.starts_with("fuse"));
-        if busy {
-            let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(t.mount.as_os_str())).unwrap_or_default();
-            unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
-        }
-        if busy {
-            if let Some(m) = minor {
-                mount::abort_connection(m);
-            }
-        }
-        // The session ends when the kernel closes the connection; should it
-        // not, leave its thread behind rather than hang (process exit ends it).
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let _ = s.join();
-            let _ = tx.send(());
-        });
-        let _ = rx.recv_timeout(Duration::from_secs(5));
-    }
+    unmount_all(sessions, targets, minors);
     timer.stop();
     let end = Instant::now();
     close_period(end);
@@ -415,6 +332,114 @@ pub fn emulate(
         refused_full: shared.live.iter().map(|l| l.refused_full.load(Ordering::Relaxed)).sum(),
     }));
     Ok(out)
+}
+
+/// The index of the pool of `dep` that target `t` emulates: its role's, or
+/// the primary pool without one.
+fn pool_of(file: &str, dep: &Deployment, t: &Target) -> Result<usize, EmulateError> {
+    match &t.role {
+        None => Ok(dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0)),
+        Some(r) => dep.pools.iter().position(|p| p.role.name() == r).ok_or_else(|| EmulateError::NoPool {
+            file: file.into(),
+            config: dep.name.clone(),
+            role: r.clone(),
+            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Refuses a target whose mount point and backing folder overlap or cannot
+/// be used, and prepares its backing folder.
+fn check_target(t: &Target, opts: &Options) -> Result<(), EmulateError> {
+    let b = std::fs::canonicalize(&t.backing).unwrap_or(t.backing.clone());
+    let m = std::fs::canonicalize(&t.mount).unwrap_or(t.mount.clone());
+    if b.starts_with(&m) || m.starts_with(&b) {
+        return Err(folder_err(&t.mount, "the mount point and the backing folder lie inside one another", "use two separate folders"));
+    }
+    check_mount_point(&t.mount, opts.nonempty)?;
+    prepare_backing(&t.backing, opts.adopt_backing)
+}
+
+/// Mounts every target: the FUSE sessions and each mount's device minor
+/// (to abort its connection should it hang). On a failure the mounts made
+/// so far are taken down again.
+fn mount_all(targets: &[Target], shared: &Arc<Shared>, opts: &Options) -> Result<(Vec<fuser::BackgroundSession>, Vec<Option<u32>>), EmulateError> {
+    let mut sessions = Vec::new();
+    let mut minors = Vec::new();
+    for (k, t) in targets.iter().enumerate() {
+        let fs = PassFs::new(t.backing.clone(), k, shared.clone()).map_err(io_err(format!("opening {}", t.backing.display())))?;
+        let mut cfg = fuser::Config::default();
+        cfg.mount_options = vec![fuser::MountOption::FSName(format!("storlab:{}", t.backing.display())), fuser::MountOption::Subtype("storlab".into()), fuser::MountOption::DefaultPermissions];
+        cfg.acl = fuser::SessionACL::All;
+        cfg.n_threads = Some(opts.threads.max(1));
+        cfg.clone_fd = true;
+        match fuser::spawn_mount(fs, &t.mount, &cfg) {
+            Ok(s) => {
+                minors.push(dev_minor(&t.mount));
+                sessions.push(s);
+            }
+            Err(source) => {
+                for (s, t) in sessions.into_iter().zip(targets) {
+                    let _ = mount::unmount(&t.mount);
+                    drop(s);
+                }
+                return Err(EmulateError::Mount { path: t.mount.display().to_string(), source });
+            }
+        }
+    }
+    Ok((sessions, minors))
+}
+
+/// Each pool's figures since the last status (`last`: when, and each
+/// pool's operation and byte counts then, moved on to now), and the limit
+/// that bound since.
+fn pool_status(shared: &Shared, targets: &[Target], names: &[String], last: &mut (Instant, Vec<(u64, u64)>), now: Instant, t: Secs) -> (Vec<PoolStatus>, Option<String>) {
+    let dt = now.duration_since(last.0).as_secs_f64().max(1e-9);
+    let mut p = shared.pacer.lock().unwrap();
+    let binding = p.take_binding(t).map(|b| b.0);
+    let pools = (0..targets.len())
+        .map(|k| {
+            let l = &shared.live[k];
+            let (ops, bytes) = (l.ops.load(Ordering::Relaxed), l.bytes.load(Ordering::Relaxed));
+            let (o0, b0) = last.1[k];
+            last.1[k] = (ops, bytes);
+            PoolStatus {
+                pool: names[k].clone(),
+                mount: targets[k].mount.display().to_string(),
+                backing: targets[k].backing.display().to_string(),
+                refused_full: l.refused_full.load(Ordering::Relaxed),
+                iops: (ops - o0) as f64 / dt,
+                bw_bytes_s: (bytes - b0) as f64 / dt,
+                in_flight: l.in_flight.load(Ordering::Relaxed),
+                burst_balance: p.burst_balance(k, t),
+            }
+        })
+        .collect();
+    last.0 = now;
+    (pools, binding)
+}
+
+/// Unmounts, then ends each session; a mount still in use is detached and
+/// its connection aborted so that nothing hangs on it.
+fn unmount_all(sessions: Vec<fuser::BackgroundSession>, targets: &[Target], minors: Vec<Option<u32>>) {
+    for ((s, t), minor) in sessions.into_iter().zip(targets).zip(minors) {
+        let busy = mount::unmount(&t.mount).is_err() || mount::mounted_at(&t.mount).is_some_and(|x| x.starts_with("fuse"));
+        if busy {
+            let c = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(t.mount.as_os_str())).unwrap_or_default();
+            unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+            if let Some(m) = minor {
+                mount::abort_connection(m);
+            }
+        }
+        // The session ends when the kernel closes the connection; should it
+        // not, leave its thread behind rather than hang (process exit ends it).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = s.join();
+            let _ = tx.send(());
+        });
+        let _ = rx.recv_timeout(Duration::from_secs(5));
+    }
 }
 
 /// Probe reads kept for the floor's mean.

@@ -4,7 +4,7 @@
 //! provisioning is an error, not a warning.
 
 use crate::bucket::Bucket;
-use crate::catalog::{Catalog, DeviceKind, HostKind, HostSpec, PathKind};
+use crate::catalog::{Catalog, DeviceKind, DeviceSpec, HostKind, HostSpec, PathKind};
 use crate::device::{provision, BucketRef, Cap, DeviceModel, Provisioning, GIB, MB};
 use crate::error::{Location, ModelError, Result};
 use crate::latency::LatencyModel;
@@ -605,47 +605,8 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
     let spec = cat.device(&p.device, Location::new(file, entry, "device"))?;
     let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
 
-    // Which host can reach which device.
-    let (dv, hv) = (vendor(&spec.id), vendor(&host.id));
-    if dv != hv {
-        return Err(inv("device", format!("{} is a {dv} device and {} a {hv} host — pick a {hv} device", spec.id, host.id)));
-    }
-    if let Some(req) = &spec.requires {
-        if req.block_express && !host.block_express {
-            return Err(inv("device", format!("{} needs an instance that supports io2 Block Express (R5b, X2idn, X2iedn, ...); {} does not", spec.id, host.id)));
-        }
-        if req.premium_storage && !host.premium_storage {
-            match &req.premium_storage_src {
-                Some(k) => {
-                    let src = cat.sources.get(k).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| k.clone());
-                    warnings.push(format!(
-                        "{entry}: {} on {}: Microsoft lists it for VM sizes that support Premium Storage, and the catalog does not record Premium Storage for {} — check its size page before you deploy (source: {src})",
-                        spec.id, host.id, host.id
-                    ));
-                }
-                None => return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id))),
-            }
-        }
-    }
-    if let Some(list) = &spec.listed_hosts {
-        if !list.matches(&host.id) {
-            let src = cat.sources.get(&list.src).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| list.src.clone());
-            warnings.push(format!(
-                "{entry}: {} on {}: {} — {} is not in that list; check the current list before you deploy (source: {src})",
-                spec.id, host.id, list.rule, host.id.rsplit('/').next().unwrap_or(&host.id)
-            ));
-        }
-    }
-    if spec.kind == DeviceKind::Local && spec.id.contains("instance-store") {
-        match &host.instance_store {
-            Some(s) if s.device == spec.id => {
-                if p.count > s.count {
-                    return Err(inv("count", format!("{} has {} instance-store devices — nearest valid value {}", host.id, s.count, s.count)));
-                }
-            }
-            _ => return Err(inv("device", format!("{} has no instance store of type {}", host.id, spec.id))),
-        }
-    }
+    let pat = PoolAt { cat, file, entry, host, spec, p };
+    check_reach(pat, warnings)?;
 
     // Layout.
     if p.count == 0 {
@@ -716,6 +677,114 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
 
     // RDS lays storage out itself: above engine-specific sizes it stripes
     // over several volumes (RDS user guide, "Storage for Amazon RDS").
+    let (count, layout, size, rds_striped_from) = rds_layout(pat, engine, layout, warnings)?;
+
+    let bursting = p.bursting.unwrap_or(Bursting::Credit);
+    let prov = Provisioning {
+        size_gib: size,
+        iops: p.iops.map(|i| if rds_striped_from.is_some() { i / f64::from(count) } else { i }),
+        throughput_mib_s: p.throughput_mib_s,
+        throughput_mb_s: p.throughput_mb_s,
+        storage_gib: p.storage_gib,
+        burst: bursting != Bursting::None,
+        on_demand: bursting == Bursting::OnDemand,
+    };
+    let mut device = provision(spec, &prov, &at)?;
+    if host_cache != HostCacheMode::None {
+        if let Some(max) = device.host_cache_max_gib {
+            if device.size_gib > max {
+                return Err(inv(
+                    "host_cache",
+                    format!("host caching is not supported on disks of 4 TiB and larger ({} is {} GiB, the limit is {max} GiB) — use host_cache = \"none\" or a smaller disk", spec.id, device.size_gib),
+                ));
+            }
+        }
+    }
+    nitro_limits(pat, &mut device, warnings)?;
+    Ok(Pool {
+        role: p.role,
+        layout,
+        count,
+        stripe_bytes: f64::from(stripe_kib) * 1024.0,
+        host_cache,
+        path,
+        flows,
+        device,
+        rds_striped_from,
+        fs_deployment: p.deployment.clone(),
+        on_demand_burst: bursting == Bursting::OnDemand,
+    })
+}
+
+/// One pool entry being resolved: where it stands, its host, its device's
+/// catalog entry and what the scenario asked.
+#[derive(Clone, Copy)]
+struct PoolAt<'a> {
+    cat: &'a Catalog,
+    file: &'a str,
+    entry: &'a str,
+    host: &'a HostSpec,
+    spec: &'a DeviceSpec,
+    p: &'a PoolSpec,
+}
+
+/// Refuses a device the host cannot reach (another vendor's, io2 Block
+/// Express or Premium Storage without the host's support, an instance store
+/// it does not have) and warns where the vendor's list of hosts leaves it
+/// open.
+fn check_reach(at: PoolAt, warnings: &mut Vec<String>) -> Result<()> {
+    let PoolAt { cat, file, entry, host, spec, p } = at;
+    let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
+    let (dv, hv) = (vendor(&spec.id), vendor(&host.id));
+    if dv != hv {
+        return Err(inv("device", format!("{} is a {dv} device and {} a {hv} host — pick a {hv} device", spec.id, host.id)));
+    }
+    if let Some(req) = &spec.requires {
+        if req.block_express && !host.block_express {
+            return Err(inv("device", format!("{} needs an instance that supports io2 Block Express (R5b, X2idn, X2iedn, ...); {} does not", spec.id, host.id)));
+        }
+        if req.premium_storage && !host.premium_storage {
+            match &req.premium_storage_src {
+                Some(k) => {
+                    let src = cat.sources.get(k).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| k.clone());
+                    warnings.push(format!(
+                        "{entry}: {} on {}: Microsoft lists it for VM sizes that support Premium Storage, and the catalog does not record Premium Storage for {} — check its size page before you deploy (source: {src})",
+                        spec.id, host.id, host.id
+                    ));
+                }
+                None => return Err(inv("device", format!("{} needs a VM size that supports Premium Storage; {} does not", spec.id, host.id))),
+            }
+        }
+    }
+    if let Some(list) = &spec.listed_hosts {
+        if !list.matches(&host.id) {
+            let src = cat.sources.get(&list.src).map(|s| format!("{} ({})", s.url, s.date)).unwrap_or_else(|| list.src.clone());
+            warnings.push(format!(
+                "{entry}: {} on {}: {} — {} is not in that list; check the current list before you deploy (source: {src})",
+                spec.id, host.id, list.rule, host.id.rsplit('/').next().unwrap_or(&host.id)
+            ));
+        }
+    }
+    if spec.kind == DeviceKind::Local && spec.id.contains("instance-store") {
+        match &host.instance_store {
+            Some(s) if s.device == spec.id => {
+                if p.count > s.count {
+                    return Err(inv("count", format!("{} has {} instance-store devices — nearest valid value {}", host.id, s.count, s.count)));
+                }
+            }
+            _ => return Err(inv("device", format!("{} has no instance store of type {}", host.id, spec.id))),
+        }
+    }
+
+    Ok(())
+}
+
+/// The pool's devices as laid out: on RDS, above engine-specific sizes,
+/// RDS stripes the allocation over several volumes: (count, layout, each
+/// volume's size, the allocation it was striped from).
+fn rds_layout(at: PoolAt, engine: Option<&str>, layout: Layout, warnings: &mut Vec<String>) -> Result<(u32, Layout, Option<f64>, Option<f64>)> {
+    let PoolAt { cat, file, entry, host, spec, p } = at;
+    let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
     let mut count = p.count;
     let mut layout = layout;
     let mut size = p.size_gib;
@@ -743,29 +812,14 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
         }
     }
 
-    let bursting = p.bursting.unwrap_or(Bursting::Credit);
-    let prov = Provisioning {
-        size_gib: size,
-        iops: p.iops.map(|i| if rds_striped_from.is_some() { i / f64::from(count) } else { i }),
-        throughput_mib_s: p.throughput_mib_s,
-        throughput_mb_s: p.throughput_mb_s,
-        storage_gib: p.storage_gib,
-        burst: bursting != Bursting::None,
-        on_demand: bursting == Bursting::OnDemand,
-    };
-    let mut device = provision(spec, &prov, &at)?;
-    if host_cache != HostCacheMode::None {
-        if let Some(max) = device.host_cache_max_gib {
-            if device.size_gib > max {
-                return Err(inv(
-                    "host_cache",
-                    format!("host caching is not supported on disks of 4 TiB and larger ({} is {} GiB, the limit is {max} GiB) — use host_cache = \"none\" or a smaller disk", spec.id, device.size_gib),
-                ));
-            }
-        }
-    }
-    // io1/io2 on an instance not built on Nitro: AWS attaches the volume
-    // (io2: provisioned up to 64,000 IOPS) but it delivers at most 32,000.
+    Ok((count, layout, size, rds_striped_from))
+}
+
+/// io1/io2 on an instance not built on Nitro: AWS attaches the volume
+/// (io2: provisioned up to 64,000 IOPS) but it delivers at most 32,000.
+fn nitro_limits(at: PoolAt, device: &mut DeviceModel, warnings: &mut Vec<String>) -> Result<()> {
+    let PoolAt { file, entry, host, spec, .. } = at;
+    let inv = |field: &str, msg: String| ModelError::invalid(Location::new(file, entry, field), msg);
     if let (Some(req), Some(iops), false) = (&spec.requires, device.provisioned_iops, host.nitro) {
         if let Some(max) = &req.non_nitro_max_iops {
             if iops > max.value {
@@ -784,19 +838,7 @@ fn resolve_pool(cat: &Catalog, file: &str, entry: &str, host: &HostSpec, engine:
             }
         }
     }
-    Ok(Pool {
-        role: p.role,
-        layout,
-        count,
-        stripe_bytes: f64::from(stripe_kib) * 1024.0,
-        host_cache,
-        path,
-        flows,
-        device,
-        rds_striped_from,
-        fs_deployment: p.deployment.clone(),
-        on_demand_burst: bursting == Bursting::OnDemand,
-    })
+    Ok(())
 }
 
 /// GiB of a pool as provisioned (for prices and reports).

@@ -137,53 +137,7 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
     let mut c = Ctx { spec, at, unverified: Vec::new() };
     let id = spec.id.as_str();
 
-    // ---- size
-    let size_gib = if let Some(fixed) = &spec.size_gib.fixed {
-        let fixed = c.n("size", fixed);
-        if let Some(s) = p.size_gib {
-            if (s - fixed).abs() > 1e-9 {
-                return Err(c.err(
-                    "size_gib",
-                    format!("{id} is a fixed size of {} GiB — drop size_gib or set it to {}", fmt_num(fixed), fmt_num(fixed)),
-                ));
-            }
-        }
-        fixed
-    } else if spec.kind == DeviceKind::FileSystem {
-        0.0
-    } else {
-        let min = spec.size_gib.min.as_ref().map(|n| c.n("size min", n));
-        let max = spec.size_gib.max.as_ref().map(|n| c.n("size max", n));
-        let s = match (p.size_gib, &spec.size_gib.default) {
-            (Some(s), _) => s,
-            (None, Some(d)) => c.n("default size", d),
-            (None, None) => {
-                return Err(ModelError::Missing {
-                    at: Location::new(&at.file, &at.entry, "size_gib"),
-                    hint: format!(
-                        "{id} needs size_gib (between {} and {} GiB)",
-                        fmt_num(min.unwrap_or(1.0)),
-                        fmt_num(max.unwrap_or(f64::INFINITY))
-                    ),
-                    catalog: false,
-                })
-            }
-        };
-        if !(s > 0.0) || s.fract() != 0.0 {
-            return Err(c.err("size_gib", format!("size_gib must be a whole number of GiB, got {s}")));
-        }
-        if let Some(min) = min {
-            if s < min {
-                return Err(c.err("size_gib", format!("{id} is at least {} GiB, got {} — nearest valid value {}", fmt_num(min), fmt_num(s), fmt_num(min))));
-            }
-        }
-        if let Some(max) = max {
-            if s > max {
-                return Err(c.err("size_gib", format!("{id} is at most {} GiB, got {} — nearest valid value {}", fmt_num(max), fmt_num(s), fmt_num(max))));
-            }
-        }
-        s
-    };
+    let size_gib = size_of(&mut c, p)?;
 
     if spec.kind == DeviceKind::FileSystem {
         return provision_fs(c, p, size_gib);
@@ -320,6 +274,60 @@ pub fn provision(spec: &DeviceSpec, p: &Provisioning, at: &Location) -> Result<D
         host_cache_max_gib,
         unverified,
     })
+}
+
+/// The device's size in GiB: its fixed size, or the one asked (or its
+/// default) within its published range; a file system's is its storage,
+/// not a size (0).
+fn size_of(c: &mut Ctx, p: &Provisioning) -> Result<f64> {
+    let (spec, at) = (c.spec, c.at);
+    let id = spec.id.as_str();
+    if let Some(fixed) = &spec.size_gib.fixed {
+        let fixed = c.n("size", fixed);
+        if let Some(s) = p.size_gib {
+            if (s - fixed).abs() > 1e-9 {
+                return Err(c.err(
+                    "size_gib",
+                    format!("{id} is a fixed size of {} GiB — drop size_gib or set it to {}", fmt_num(fixed), fmt_num(fixed)),
+                ));
+            }
+        }
+        Ok(fixed)
+    } else if spec.kind == DeviceKind::FileSystem {
+        Ok(0.0)
+    } else {
+        let min = spec.size_gib.min.as_ref().map(|n| c.n("size min", n));
+        let max = spec.size_gib.max.as_ref().map(|n| c.n("size max", n));
+        let s = match (p.size_gib, &spec.size_gib.default) {
+            (Some(s), _) => s,
+            (None, Some(d)) => c.n("default size", d),
+            (None, None) => {
+                return Err(ModelError::Missing {
+                    at: Location::new(&at.file, &at.entry, "size_gib"),
+                    hint: format!(
+                        "{id} needs size_gib (between {} and {} GiB)",
+                        fmt_num(min.unwrap_or(1.0)),
+                        fmt_num(max.unwrap_or(f64::INFINITY))
+                    ),
+                    catalog: false,
+                })
+            }
+        };
+        if !(s > 0.0) || s.fract() != 0.0 {
+            return Err(c.err("size_gib", format!("size_gib must be a whole number of GiB, got {s}")));
+        }
+        if let Some(min) = min {
+            if s < min {
+                return Err(c.err("size_gib", format!("{id} is at least {} GiB, got {} — nearest valid value {}", fmt_num(min), fmt_num(s), fmt_num(min))));
+            }
+        }
+        if let Some(max) = max {
+            if s > max {
+                return Err(c.err("size_gib", format!("{id} is at most {} GiB, got {} — nearest valid value {}", fmt_num(max), fmt_num(s), fmt_num(max))));
+            }
+        }
+        Ok(s)
+    }
 }
 
 /// A quantity's baseline under `rule`, and the provisioned figure when the

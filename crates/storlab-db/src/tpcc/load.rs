@@ -167,34 +167,7 @@ pub fn generate(table: Table, w: u32, g: &mut Gen, s: &mut dyn RowSink) -> Resul
                 s.end_row()?;
             }
         }
-        Table::Customer => {
-            for d in 1..=i64::from(DISTRICTS) {
-                for c in 1..=CUSTOMERS {
-                    s.int(i64::from(c));
-                    s.int(d);
-                    s.int(w);
-                    let first = g.astr(8, 16).to_string();
-                    s.text(&first);
-                    s.text("OE");
-                    let n = if c <= 1000 { c - 1 } else { nurand(&mut g.rng, 255, 0, 999, C_LAST_LOAD) };
-                    s.text(&last_name(n));
-                    g.address(s);
-                    let phone = g.nstr(16).to_string();
-                    s.text(&phone);
-                    s.text(&g.now);
-                    s.text(if uniform(&mut g.rng, 1, 10) == 1 { "BC" } else { "GC" });
-                    s.dec(50_000_00, 2);
-                    s.dec(i64::from(uniform(&mut g.rng, 0, 5000)), 4);
-                    s.dec(-10_00, 2);
-                    s.dec(10_00, 2);
-                    s.int(1);
-                    s.int(0);
-                    let data = g.astr(300, 500).to_string();
-                    s.text(&data);
-                    s.end_row()?;
-                }
-            }
-        }
+        Table::Customer => customers(w, g, s)?,
         Table::History => {
             for d in 1..=i64::from(DISTRICTS) {
                 for c in 1..=i64::from(CUSTOMERS) {
@@ -211,62 +184,97 @@ pub fn generate(table: Table, w: u32, g: &mut Gen, s: &mut dyn RowSink) -> Resul
                 }
             }
         }
-        Table::Orders | Table::OrderLine => {
-            // Orders and their lines share the per-order draws (o_ol_cnt),
-            // so both tables replay the same stream from a per-warehouse seed.
-            let mut rng = Rng::new(0x5EED_0000 ^ w as u64);
-            for d in 1..=i64::from(DISTRICTS) {
-                let mut perm: Vec<u32> = (1..=CUSTOMERS).collect();
-                for i in (1..perm.len()).rev() {
-                    perm.swap(i, rng.below(i as u64 + 1) as usize);
-                }
-                for o in 1..=ORDERS {
-                    let cnt = uniform(&mut rng, 5, 15);
-                    let carrier = uniform(&mut rng, 1, 10);
-                    let delivered = o < FIRST_NEW_ORDER;
-                    if table == Table::Orders {
-                        s.int(i64::from(o));
-                        s.int(d);
-                        s.int(w);
-                        s.int(i64::from(perm[(o - 1) as usize]));
-                        s.text(&g.now);
-                        if delivered {
-                            s.int(i64::from(carrier));
-                        } else {
-                            s.null();
-                        }
-                        s.int(i64::from(cnt));
-                        s.int(1);
-                        s.end_row()?;
-                    } else {
-                        for l in 1..=cnt {
-                            s.int(i64::from(o));
-                            s.int(d);
-                            s.int(w);
-                            s.int(i64::from(l));
-                            s.int(i64::from(uniform(&mut g.rng, 1, ITEMS)));
-                            s.int(w);
-                            if delivered {
-                                s.text(&g.now);
-                            } else {
-                                s.null();
-                            }
-                            s.int(5);
-                            s.dec(if delivered { 0 } else { i64::from(uniform(&mut g.rng, 1, 999_999)) }, 2);
-                            let info = g.astr(24, 24).to_string();
-                            s.text(&info);
-                            s.end_row()?;
-                        }
-                    }
-                }
-            }
-        }
+        Table::Orders | Table::OrderLine => orders(table, w, g, s)?,
         Table::NewOrder => {
             for d in 1..=i64::from(DISTRICTS) {
                 for o in FIRST_NEW_ORDER..=ORDERS {
                     s.int(i64::from(o));
                     s.int(d);
                     s.int(w);
+                    s.end_row()?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Customer's rows of warehouse `w`: 3,000 a district.
+fn customers(w: i64, g: &mut Gen, s: &mut dyn RowSink) -> Result<()> {
+    for d in 1..=i64::from(DISTRICTS) {
+        for c in 1..=CUSTOMERS {
+            s.int(i64::from(c));
+            s.int(d);
+            s.int(w);
+            let first = g.astr(8, 16).to_string();
+            s.text(&first);
+            s.text("OE");
+            let n = if c <= 1000 { c - 1 } else { nurand(&mut g.rng, 255, 0, 999, C_LAST_LOAD) };
+            s.text(&last_name(n));
+            g.address(s);
+            let phone = g.nstr(16).to_string();
+            s.text(&phone);
+            s.text(&g.now);
+            s.text(if uniform(&mut g.rng, 1, 10) == 1 { "BC" } else { "GC" });
+            s.dec(50_000_00, 2);
+            s.dec(i64::from(uniform(&mut g.rng, 0, 5000)), 4);
+            s.dec(-10_00, 2);
+            s.dec(10_00, 2);
+            s.int(1);
+            s.int(0);
+            let data = g.astr(300, 500).to_string();
+            s.text(&data);
+            s.end_row()?;
+        }
+    }
+    Ok(())
+}
+
+/// Orders' or Order-Line's rows of warehouse `w`.
+fn orders(table: Table, w: i64, g: &mut Gen, s: &mut dyn RowSink) -> Result<()> {
+    // Orders and their lines share the per-order draws (o_ol_cnt),
+    // so both tables replay the same stream from a per-warehouse seed.
+    let mut rng = Rng::new(0x5EED_0000 ^ w as u64);
+    for d in 1..=i64::from(DISTRICTS) {
+        let mut perm: Vec<u32> = (1..=CUSTOMERS).collect();
+        for i in (1..perm.len()).rev() {
+            perm.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        for o in 1..=ORDERS {
+            let cnt = uniform(&mut rng, 5, 15);
+            let carrier = uniform(&mut rng, 1, 10);
+            let delivered = o < FIRST_NEW_ORDER;
+            if table == Table::Orders {
+                s.int(i64::from(o));
+                s.int(d);
+                s.int(w);
+                s.int(i64::from(perm[(o - 1) as usize]));
+                s.text(&g.now);
+                if delivered {
+                    s.int(i64::from(carrier));
+                } else {
+                    s.null();
+                }
+                s.int(i64::from(cnt));
+                s.int(1);
+                s.end_row()?;
+            } else {
+                for l in 1..=cnt {
+                    s.int(i64::from(o));
+                    s.int(d);
+                    s.int(w);
+                    s.int(i64::from(l));
+                    s.int(i64::from(uniform(&mut g.rng, 1, ITEMS)));
+                    s.int(w);
+                    if delivered {
+                        s.text(&g.now);
+                    } else {
+                        s.null();
+                    }
+                    s.int(5);
+                    s.dec(if delivered { 0 } else { i64::from(uniform(&mut g.rng, 1, 999_999)) }, 2);
+                    let info = g.astr(24, 24).to_string();
+                    s.text(&info);
                     s.end_row()?;
                 }
             }

@@ -16,7 +16,7 @@
 //! line is left out with a warning and the record is marked interrupted.
 
 use super::{parse_size, record, source, ImportError};
-use crate::{IoColumns, JobResult, LatencySummary, RunRecord};
+use crate::{IoColumns, JobResult, LatencySummary, Object, RunRecord};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -144,76 +144,12 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
             }
             continue;
         }
-        if let Some(c) = line_7_8().captures(l) {
-            let dir = under_heading(file, n, section)?;
-            let size: u64 = c[2].parse().unwrap_or(0);
-            let block = size * if c[3].starts_with('M') { 1 << 20 } else { 1 << 10 };
-            rows.push(Row {
-                line: n,
-                seq: c[1].starts_with('S'),
-                block,
-                q: c[4].parse().unwrap_or(1),
-                t: c[5].parse().unwrap_or(1),
-                dir,
-                rest: c[6].to_string(),
-            });
-            continue;
-        }
-        if let Some(c) = line_compact().captures(l) {
-            let dir = under_heading(file, n, section)?;
-            let size: u64 = c[2].parse().unwrap_or(0);
-            rows.push(Row {
-                line: n,
-                seq: &c[1] == "SEQ",
-                block: size * if &c[3] == "M" { 1 << 20 } else { 1 << 10 },
-                q: c[4].parse().unwrap_or(1),
-                t: c[5].parse().unwrap_or(1),
-                dir,
-                rest: c[6].to_string(),
-            });
-            continue;
-        }
-        if let Some(c) = line_5_6().captures(l) {
-            let seq = &c[1] == "Sequential";
-            let block = match (c.get(3), c.get(4)) {
-                (Some(s), Some(u)) => s.as_str().parse::<u64>().unwrap_or(0) * if u.as_str().starts_with('M') { 1 << 20 } else { 1 << 10 },
-                // CrystalDiskMark 5/6: sequential with a queue is 128 KiB
-                // (DiskSpd -b128k), without one (5's `(T= 1)`) 1 MiB.
-                _ if c.get(5).is_some() => 128 << 10,
-                _ => 1 << 20,
-            };
-            rows.push(Row {
-                line: n,
-                seq,
-                block,
-                q: c.get(5).map(|m| m.as_str().parse().unwrap_or(1)).unwrap_or(1),
-                t: c[6].parse().unwrap_or(1),
-                dir: if &c[2] == "Read" { Dir::Read } else { Dir::Write },
-                rest: c[7].to_string(),
-            });
+        if let Some(r) = result_line(file, n, l, section)? {
+            rows.push(r);
             continue;
         }
         if let Some(c) = footer().captures(l) {
-            let key = c[1].to_ascii_lowercase();
-            let val = c[2].trim().to_string();
-            match key.as_str() {
-                "test" => {
-                    if let Some(sz) = val.split(['(', '[']).next().and_then(parse_size) {
-                        info.insert("test_size_bytes".into(), sz.into());
-                    }
-                    if let Some(x) = val.split("(x").nth(1).and_then(|s| s.split(')').next()).and_then(|s| s.trim().parse::<u64>().ok()) {
-                        info.insert("test_count".into(), x.into());
-                    }
-                }
-                "time" => {
-                    if let Some(m) = val.split("Measure").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|s| s.parse::<f64>().ok()) {
-                        info.insert("measure_s".into(), m.into());
-                    }
-                }
-                _ => {}
-            }
-            info.insert(key.clone(), val.into());
-            last_key = key;
+            last_key = footer_line(&c[1], &c[2], &mut info);
             continue;
         }
         if last_key == "os" {
@@ -299,6 +235,83 @@ pub fn read(file: &str, text: &str) -> Result<RunRecord, ImportError> {
         });
     }
     Ok(rec)
+}
+
+/// A result line in any of CrystalDiskMark's layouts (8/7, the compact
+/// one, 5/6), under the heading `section`; None for another line.
+fn result_line(file: &str, n: usize, l: &str, section: Option<Dir>) -> Result<Option<Row>, ImportError> {
+    if let Some(c) = line_7_8().captures(l) {
+        let dir = under_heading(file, n, section)?;
+        let size: u64 = c[2].parse().unwrap_or(0);
+        let block = size * if c[3].starts_with('M') { 1 << 20 } else { 1 << 10 };
+        return Ok(Some(Row {
+            line: n,
+            seq: c[1].starts_with('S'),
+            block,
+            q: c[4].parse().unwrap_or(1),
+            t: c[5].parse().unwrap_or(1),
+            dir,
+            rest: c[6].to_string(),
+        }));
+    }
+    if let Some(c) = line_compact().captures(l) {
+        let dir = under_heading(file, n, section)?;
+        let size: u64 = c[2].parse().unwrap_or(0);
+        return Ok(Some(Row {
+            line: n,
+            seq: &c[1] == "SEQ",
+            block: size * if &c[3] == "M" { 1 << 20 } else { 1 << 10 },
+            q: c[4].parse().unwrap_or(1),
+            t: c[5].parse().unwrap_or(1),
+            dir,
+            rest: c[6].to_string(),
+        }));
+    }
+    if let Some(c) = line_5_6().captures(l) {
+        let seq = &c[1] == "Sequential";
+        let block = match (c.get(3), c.get(4)) {
+            (Some(s), Some(u)) => s.as_str().parse::<u64>().unwrap_or(0) * if u.as_str().starts_with('M') { 1 << 20 } else { 1 << 10 },
+            // CrystalDiskMark 5/6: sequential with a queue is 128 KiB
+            // (DiskSpd -b128k), without one (5's `(T= 1)`) 1 MiB.
+            _ if c.get(5).is_some() => 128 << 10,
+            _ => 1 << 20,
+        };
+        return Ok(Some(Row {
+            line: n,
+            seq,
+            block,
+            q: c.get(5).map(|m| m.as_str().parse().unwrap_or(1)).unwrap_or(1),
+            t: c[6].parse().unwrap_or(1),
+            dir: if &c[2] == "Read" { Dir::Read } else { Dir::Write },
+            rest: c[7].to_string(),
+        }));
+    }
+    Ok(None)
+}
+
+/// A footer line `Key : value` into the record's source info (with the
+/// test size, count and measure time parsed out); its key, lower case.
+fn footer_line(key: &str, val: &str, info: &mut Object) -> String {
+    let key = key.to_ascii_lowercase();
+    let val = val.trim().to_string();
+    match key.as_str() {
+        "test" => {
+            if let Some(sz) = val.split(['(', '[']).next().and_then(parse_size) {
+                info.insert("test_size_bytes".into(), sz.into());
+            }
+            if let Some(x) = val.split("(x").nth(1).and_then(|s| s.split(')').next()).and_then(|s| s.trim().parse::<u64>().ok()) {
+                info.insert("test_count".into(), x.into());
+            }
+        }
+        "time" => {
+            if let Some(m) = val.split("Measure").nth(1).and_then(|s| s.split_whitespace().next()).and_then(|s| s.parse::<f64>().ok()) {
+                info.insert("measure_s".into(), m.into());
+            }
+        }
+        _ => {}
+    }
+    info.insert(key.clone(), val.into());
+    key
 }
 
 /// The heading a result line stands under; none is an error naming the line.

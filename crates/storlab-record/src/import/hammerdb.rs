@@ -270,99 +270,14 @@ pub fn write_report(rec: &Value, timestamp: &str) -> Result<Value, ImportError> 
     let tool = rec.pointer("/tool/name").and_then(|v| v.as_str()).unwrap_or("storlab");
     let tool_version = rec.pointer("/tool/version").and_then(|v| v.as_str()).unwrap_or("");
     let host = rec.get("host_info").cloned().unwrap_or(Value::Null);
-    let hs = |k: &str| host.get(k).map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).unwrap_or_default();
-    let mut notes: Vec<String> = dbs
+    let notes: Vec<String> = dbs
         .iter()
         .filter(|r| !std::ptr::eq(**r, best))
         .map(|r| format!("{} VUs: {:.0} NOPM, {:.0} TPM", r.get("vus").and_then(num).unwrap_or(0.0), r.get("nopm").and_then(num).unwrap_or(0.0), r.get("tpm").and_then(num).unwrap_or(0.0)))
         .collect();
-    let system = if simulated {
-        notes.insert(0, format!("simulated by {tool} {tool_version}: no database ran; the figures are the model's"));
-        json!({
-            "available": true,
-            "simulated": true,
-            "hostname": "simulated",
-            "cpumodel": "simulated",
-            "cpucount": "",
-            "system_vendor": tool,
-            "system_type": "Simulated",
-            "os_name": "",
-            "memory": "",
-            "nic": "",
-            "storage": format!("simulated config {}", best.get("config").and_then(|v| v.as_str()).unwrap_or("")),
-            "cloud_instance": "Not Detected",
-            "scenario": rec.get("scenario").cloned().unwrap_or(Value::Null),
-            "notes": notes,
-        })
-    } else {
-        json!({
-            "available": true,
-            "hostname": hs("hostname"),
-            "cpumodel": hs("cpu_model"),
-            "cpucount": hs("cpus"),
-            "system_vendor": "",
-            "system_type": "",
-            "os_name": hs("os"),
-            "memory": hs("memory"),
-            "nic": "",
-            "storage": hs("path"),
-            "cloud_instance": "Not Detected",
-            "notes": notes,
-        })
-    };
-    let mut rows = Vec::new();
-    if let Some(txn) = best.get("txn").and_then(|t| t.as_object()) {
-        let elapsed_ms = run.and_then(|r| r.get("duration_s")).and_then(num).map(|s| s * 1000.0).unwrap_or(0.0);
-        let total: f64 = txn.values().map(|t| t.get("commits").and_then(num).unwrap_or(0.0) * t.get("lat_mean_us").and_then(num).unwrap_or(0.0)).sum();
-        for (h, ours) in NAMES {
-            let Some(t) = txn.get(ours) else { continue };
-            let us = |k: &str| t.get(k).and_then(num).unwrap_or(0.0);
-            let ms = |k: &str| (us(k) / 1000.0 * 1000.0).round() / 1000.0;
-            let calls = us("commits") + us("rollbacks");
-            let total_ms = calls * us("lat_mean_us") / 1000.0;
-            rows.push(json!({
-                "name": h,
-                "elapsed_ms": elapsed_ms,
-                "calls": calls as u64,
-                "min_ms": 0.0,
-                "avg_ms": ms("lat_mean_us"),
-                "max_ms": ms("lat_max_us"),
-                "total_ms": (total_ms * 1000.0).round() / 1000.0,
-                "p99_ms": ms("lat_p99_us"),
-                "p95_ms": Value::Null,
-                "p75_ms": Value::Null,
-                "p50_ms": ms("lat_p50_us"),
-                "p25_ms": Value::Null,
-                "sd": Value::Null,
-                "ratio_pct": if total > 0.0 { ((us("commits") * us("lat_mean_us")) / total * 100_000.0).round() / 1000.0 } else { 0.0 },
-            }));
-        }
-    }
-    // Transactions per 10-second period become tpm points, as HammerDB's.
-    let mut points = Vec::new();
-    for s in rec.get("series").and_then(|v| v.as_array()).into_iter().flatten() {
-        if s.get("metric").and_then(|m| m.as_str()) != Some("Transactions") {
-            continue;
-        }
-        if !s.get("resource").and_then(|r| r.as_str()).unwrap_or("").starts_with(&format!("db {vus} VUs")) {
-            continue;
-        }
-        let period = s.get("period_s").and_then(num).unwrap_or(10.0).max(1.0);
-        let ts = s.get("timestamps").and_then(|v| v.as_array()).cloned().unwrap_or_default();
-        let vs = s.get("values").and_then(|v| v.as_array()).cloned().unwrap_or_default();
-        for (t, v) in ts.iter().zip(vs.iter()) {
-            // Simulated series count seconds from the start: stamped from `timestamp`.
-            let when = match t {
-                Value::String(x) => x.trim_end_matches('Z').replacen('T', " ", 1),
-                other => {
-                    let base = super::cloudwatch::epoch(&Value::String(timestamp.replacen(' ', "T", 1) + "Z")).unwrap_or(0.0);
-                    crate::db::utc_text(base + other.as_f64().unwrap_or(0.0)).trim_end_matches('Z').replacen('T', " ", 1)
-                }
-            };
-            points.push(json!({"timestamp": when, "value": (num(v).unwrap_or(0.0) * 60.0 / period).round()}));
-        }
-        break;
-    }
+    let system = system_of(rec, best, &host, simulated, tool, tool_version, notes);
+    let rows = response_rows(best, run);
+    let points = tpm_points(rec, vus, timestamp);
     let title = format!("{display} TPROC-C");
     Ok(json!({
         "schema": SCHEMA,
@@ -420,6 +335,111 @@ pub fn write_report(rec: &Value, timestamp: &str) -> Result<Value, ImportError> 
         "response_times": {"type": "boxplot", "unit": "milliseconds", "rows": rows},
         "metrics": {"available": false},
     }))
+}
+
+/// The report's `system` section: the host the record names, or a
+/// simulated one; `notes` lead it.
+fn system_of(rec: &Value, best: &Value, host: &Value, simulated: bool, tool: &str, tool_version: &str, mut notes: Vec<String>) -> Value {
+    let hs = |k: &str| host.get(k).map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).unwrap_or_default();
+    if simulated {
+        notes.insert(0, format!("simulated by {tool} {tool_version}: no database ran; the figures are the model's"));
+        json!({
+            "available": true,
+            "simulated": true,
+            "hostname": "simulated",
+            "cpumodel": "simulated",
+            "cpucount": "",
+            "system_vendor": tool,
+            "system_type": "Simulated",
+            "os_name": "",
+            "memory": "",
+            "nic": "",
+            "storage": format!("simulated config {}", best.get("config").and_then(|v| v.as_str()).unwrap_or("")),
+            "cloud_instance": "Not Detected",
+            "scenario": rec.get("scenario").cloned().unwrap_or(Value::Null),
+            "notes": notes,
+        })
+    } else {
+        json!({
+            "available": true,
+            "hostname": hs("hostname"),
+            "cpumodel": hs("cpu_model"),
+            "cpucount": hs("cpus"),
+            "system_vendor": "",
+            "system_type": "",
+            "os_name": hs("os"),
+            "memory": hs("memory"),
+            "nic": "",
+            "storage": hs("path"),
+            "cloud_instance": "Not Detected",
+            "notes": notes,
+        })
+    }
+}
+
+/// The response-time rows, one per TPC-C transaction type, in HammerDB's
+/// names and milliseconds.
+fn response_rows(best: &Value, run: Option<&Value>) -> Vec<Value> {
+    let mut rows = Vec::new();
+    if let Some(txn) = best.get("txn").and_then(|t| t.as_object()) {
+        let elapsed_ms = run.and_then(|r| r.get("duration_s")).and_then(num).map(|s| s * 1000.0).unwrap_or(0.0);
+        let total: f64 = txn.values().map(|t| t.get("commits").and_then(num).unwrap_or(0.0) * t.get("lat_mean_us").and_then(num).unwrap_or(0.0)).sum();
+        for (h, ours) in NAMES {
+            let Some(t) = txn.get(ours) else { continue };
+            let us = |k: &str| t.get(k).and_then(num).unwrap_or(0.0);
+            let ms = |k: &str| (us(k) / 1000.0 * 1000.0).round() / 1000.0;
+            let calls = us("commits") + us("rollbacks");
+            let total_ms = calls * us("lat_mean_us") / 1000.0;
+            rows.push(json!({
+                "name": h,
+                "elapsed_ms": elapsed_ms,
+                "calls": calls as u64,
+                "min_ms": 0.0,
+                "avg_ms": ms("lat_mean_us"),
+                "max_ms": ms("lat_max_us"),
+                "total_ms": (total_ms * 1000.0).round() / 1000.0,
+                "p99_ms": ms("lat_p99_us"),
+                "p95_ms": Value::Null,
+                "p75_ms": Value::Null,
+                "p50_ms": ms("lat_p50_us"),
+                "p25_ms": Value::Null,
+                "sd": Value::Null,
+                "ratio_pct": if total > 0.0 { ((us("commits") * us("lat_mean_us")) / total * 100_000.0).round() / 1000.0 } else { 0.0 },
+            }));
+        }
+    }
+    rows
+}
+
+/// Transactions per 10-second period become tpm points, as HammerDB's
+/// (a simulated series counts seconds from the start: stamped from
+/// `timestamp`).
+fn tpm_points(rec: &Value, vus: f64, timestamp: &str) -> Vec<Value> {
+    let mut points = Vec::new();
+    for s in rec.get("series").and_then(|v| v.as_array()).into_iter().flatten() {
+        if s.get("metric").and_then(|m| m.as_str()) != Some("Transactions") {
+            continue;
+        }
+        if !s.get("resource").and_then(|r| r.as_str()).unwrap_or("").starts_with(&format!("db {vus} VUs")) {
+            continue;
+        }
+        let period = s.get("period_s").and_then(num).unwrap_or(10.0).max(1.0);
+        let ts = s.get("timestamps").and_then(|v| v.as_array()).cloned().unwrap_or_default();
+        let vs = s.get("values").and_then(|v| v.as_array()).cloned().unwrap_or_default();
+        for (t, v) in ts.iter().zip(vs.iter()) {
+            // Simulated series count seconds from the start: stamped from `timestamp`.
+            let when = match t {
+                Value::String(x) => x.trim_end_matches('Z').replacen('T', " ", 1),
+                other => {
+                    let base = super::cloudwatch::epoch(&Value::String(timestamp.replacen(' ', "T", 1) + "Z")).unwrap_or(0.0);
+                    crate::db::utc_text(base + other.as_f64().unwrap_or(0.0)).trim_end_matches('Z').replacen('T', " ", 1)
+                }
+            };
+            points.push(json!({"timestamp": when, "value": (num(v).unwrap_or(0.0) * 60.0 / period).round()}));
+        }
+        break;
+    }
+    points
 }
 
 #[cfg(test)]
