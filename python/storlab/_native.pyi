@@ -1,9 +1,10 @@
-"""Type stub for the Rust extension (crates/storlab-py). Records cross as
-JSON text; options left as None take the Rust defaults. Checked against the
+"""Type stub for the Rust extension (crates/storlab-py). Run records cross
+as JSON text (`*_json`); smaller answers as Python values; options left as
+None take the Rust defaults. Checked against the
 built module by `make test` (mypy's stubtest)."""
 
 import os
-from typing import Callable, final
+from typing import Any, Callable, final
 
 __all__ = [
     "Catalog",
@@ -14,23 +15,23 @@ __all__ = [
     "db_prepare_json",
     "db_run_json",
     "db_record_json",
-    "profile_health_json",
+    "profile_health",
     "catalog_overlay_toml",
-    "profile_build_json",
+    "profile_build",
     "cpu_per_txn_us",
     "cpu_penalty_fit",
     "usl_fit",
     "non_increasing",
-    "writeback_curve_json",
+    "writeback_curve",
     "profile_toml",
     "parse_size_bytes",
     "parse_duration_s",
     "record_schema_json",
-    "record_check_json",
+    "record_check",
     "import_record_json",
     "hammerdb_report_json",
-    "alarms_json",
-    "limits_at_json",
+    "alarms",
+    "limits_at",
     "emulate_json",
     "emulate_unmount",
     "tpcc_che_miss_ratio",
@@ -48,14 +49,14 @@ class Catalog:
         """The catalog as it stood on `date` (YYYY-MM-DD): vendor rules of that day, today's prices. Raises ScenarioError for a malformed date."""
     def to_json(self) -> str:
         """Every device, host, price and source, with the file each came from."""
-    def latency_json(self, id: str) -> str | None:
-        """The latency figures the model uses for a device, µs, as JSON; None if it has none."""
-    def penalty_fit_json(self, scenario_name: str, scenario_text: str, scenario_dir: str, throughput: list[float], *,
-                         profiles_dir: str | None = None) -> str:
+    def latency(self, id: str) -> dict[str, float] | None:
+        """The latency figures the model uses for a device, µs; None if it has none."""
+    def penalty_fit(self, scenario_name: str, scenario_text: str, scenario_dir: str, throughput: list[float], *,
+                    profiles_dir: str | None = None) -> dict[str, Any]:
         """A recording's concurrency penalty fitted on the scenario's first config. Raises ScenarioError."""
-    def entry_json(self, id: str) -> str:
+    def entry(self, id: str) -> dict[str, Any]:
         """One device or host with its prices and sources. Raises ScenarioError for an unknown id."""
-    def limits_json(self, scenario_name: str, scenario_text: str) -> str:
+    def limits(self, scenario_name: str, scenario_text: str) -> dict[str, Any]:
         """The limits record of every config of a scenario. Raises ScenarioError or CatalogError."""
     def simulate_json(
         self,
@@ -101,16 +102,13 @@ class Catalog:
     def advise_part_json(
         self,
         part: str,
-        file_name: str,
-        text: str,
-        dir: str,
-        profiles_dir: str,
+        question: tuple[str, str, str, str],
         batch_json: str,
         *,
         demand_json: str | None = None,
         threads: int | None = None,
     ) -> str:
-        """A cluster worker's part of `advise`: `part` "screen" (each candidate's screen) or "verify" (each item's simulated outcome), in order, as JSON."""
+        """A cluster worker's part of `advise` on `question` (file name, text, folder, profiles' folder): `part` "screen" (each candidate's screen) or "verify" (each item's simulated outcome), in order, as JSON."""
 
 def tpcc_che_miss_ratio(warehouses: float, page_bytes: float, bytes_per_warehouse: float, page_accesses_per_txn: float, cache_fraction: float) -> float: ...
 def bench_disk_json(
@@ -203,12 +201,12 @@ def db_record_json(
 ) -> str:
     """The `bench db` record of a sweep from its runs."""
 
-def profile_health_json(file: str, text: str) -> str:
-    """What makes a database profile suspect, as JSON [{"field", "reason", "fix"}]; empty for a sound one.
+def profile_health(file: str, text: str) -> list[dict[str, str]]:
+    """What makes a database profile suspect, [{"field", "reason", "fix"}]; empty for a sound one.
     Raises ScenarioError for a profile the loader refuses."""
 
-def profile_build_json(recording_json: str, provenance_json: str) -> str:
-    """A profile from a recording's raw measurements and its provenance, as JSON. Raises ScenarioError."""
+def profile_build(recording_json: str, provenance_json: str) -> dict[str, Any]:
+    """A profile from a recording's raw measurements and its provenance, in the profile's layout. Raises ScenarioError."""
 
 def cpu_per_txn_us(run_json: str) -> float:
     """The CPU one transaction of a recorded run cost the server, in microseconds."""
@@ -222,8 +220,8 @@ def usl_fit(vus: list[int], throughput: list[float]) -> tuple[float, float]:
 def non_increasing(vals: list[float]) -> list[float]:
     """The running minimum of miss ratios, within [0, 1]."""
 
-def writeback_curve_json(samples: list[tuple[float, float, float, float]], units: float, own: float = 1.0) -> str:
-    """The write-back curve (JSON: txns_per_unit, pages_per_unit, runs_per_unit) from dirty-page samples."""
+def writeback_curve(samples: list[tuple[float, float, float, float]], units: float, own: float = 1.0) -> dict[str, list[float]]:
+    """The write-back curve (txns_per_unit, pages_per_unit, runs_per_unit) from dirty-page samples."""
 
 def catalog_overlay_toml(entries_json: str) -> str:
     """A catalog overlay as TOML from its entries as JSON (source, device, host, price, latency), read by the catalog's types."""
@@ -240,7 +238,7 @@ def parse_duration_s(text: str) -> float | None:
 def record_schema_json() -> str:
     """The JSON schema every run record follows."""
 
-def record_check_json(name: str, text: str) -> str:
+def record_check(name: str, text: str) -> dict[str, Any]:
     """A run record read back through the record type; raises ScenarioError naming the field that does not fit."""
 
 def import_record_json(name: str, data: bytes) -> str:
@@ -249,12 +247,12 @@ def import_record_json(name: str, data: bytes) -> str:
 def hammerdb_report_json(record_json: str, timestamp: str) -> str:
     """A hammerdb-job-report-v1 document for a database run record; timestamp is YYYY-MM-DD HH:MM:SS."""
 
-def alarms_json(scenario_name: str, scenario_text: str, record_json: str) -> str:
-    """The state changes of the scenario's `[[alarms]]` on the record's series (a JSON list)."""
+def alarms(scenario_name: str, scenario_text: str, record_json: str) -> list[dict[str, Any]]:
+    """The state changes of the scenario's `[[alarms]]` on the record's series."""
 
-def limits_at_json(
+def limits_at(
     catalog: Catalog, scenario_name: str, scenario_text: str, *, at_iops: float | None = None, at_bytes_s: float | None = None
-) -> str:
+) -> dict[str, Any]:
     """The `storlab limits` record with each bucket under a steady load (`at_load`)."""
 def emulate_json(
     catalog: Catalog,

@@ -32,7 +32,7 @@ def load_catalog(extra: list[str | os.PathLike] | None = None) -> dict[str, Any]
 
 def catalog_entry(entry_id: str, extra: list[str | os.PathLike] | None = None) -> dict[str, Any]:
     """One device or host with its prices and sources."""
-    return json.loads(open_catalog(extra)[0].entry_json(entry_id))
+    return open_catalog(extra)[0].entry(entry_id)
 
 
 def limits(
@@ -53,14 +53,14 @@ def limits(
     if as_of is not None:
         inputs["as_of"] = as_of
     if at_iops is None and at_mb_s is None:
-        return finish_record(json.loads(cat.limits_json(name, text)), None, inputs)
+        return finish_record(cat.limits(name, text), None, inputs)
     if at_iops is not None and at_mb_s is not None:
         raise ScenarioError("--at-iops and --at-mb-s both set — give one load")
     for flag, v in (("--at-iops", at_iops), ("--at-mb-s", at_mb_s)):
         if v is not None and not v > 0:
             raise ScenarioError(f"{flag} {v}: the load must be positive — e.g. 3000")
     at_bytes_s = None if at_mb_s is None else at_mb_s * 1e6
-    record = json.loads(_native.limits_at_json(cat, name, text, at_iops=at_iops, at_bytes_s=at_bytes_s))
+    record = _native.limits_at(cat, name, text, at_iops=at_iops, at_bytes_s=at_bytes_s)
     inputs.update({"at_iops": at_iops, "at_mb_s": at_mb_s})
     return finish_record(record, None, inputs)
 
@@ -98,7 +98,7 @@ def simulate(
     raw = cat.simulate_json(name, text, str(Path(name).resolve().parent), period_s=period_s, progress=progress,
                             profiles_dir=str(PROFILES), **overrides)
     record = json.loads(raw)
-    alarms = json.loads(_native.alarms_json(name, text, raw))
+    alarms = _native.alarms(name, text, raw)
     if alarms:
         record["alarms"] = alarms
     # A database workload says which profile it read and what it assumed.
@@ -311,7 +311,7 @@ def check_record(record: dict[str, Any] | str, name: str = "record") -> dict[str
     """Reads a run record back through the one record type, raising
     ScenarioError naming the first field that does not fit."""
     text = record if isinstance(record, str) else json.dumps(record)
-    return json.loads(_native.record_check_json(name, text))
+    return _native.record_check(name, text)
 
 
 @dataclass(frozen=True)

@@ -280,14 +280,14 @@ def calibrate(result: str | os.PathLike, scenario: str | os.PathLike, config: st
     kind, jobs = read_result(result)
     name, text = read_scenario(scenario)
     cat = open_catalog(catalog)[0]
-    lim = json.loads(cat.limits_json(name, text))
+    lim = cat.limits(name, text)
     names = [c["name"] for c in lim["configs"]]
     if config not in names:
         near = difflib.get_close_matches(config, names, n=1)
         hint = f" — did you mean '{near[0]}'?" if near else f" — configs: {', '.join(names)}"
         raise ScenarioError(f"{scenario}: --config: no config '{config}'{hint}")
     devices = list(dict.fromkeys(p["device"] for c in lim["configs"] if c["name"] == config for p in c["pools"]))
-    current = json.loads(cat.latency_json(devices[0]) or "{}")
+    current = cat.latency(devices[0]) or {}
     try:
         lat, used = fit(jobs, current)
     except ScenarioError as e:

@@ -63,8 +63,8 @@ def _worker_catalog(files: list[tuple[str, str]], as_of: str | None):
 def _run_part(method: str, job: dict[str, Any], files: list[tuple[str, str]], part_json: str) -> str:
     """One task, on a worker: the screen or the simulations of a batch."""
     cat = _worker_catalog(files, job["as_of"])
-    return cat.advise_part_json(method, job["file"], job["text"], job["dir"] or os.getcwd(), str(PROFILES), part_json,
-                                demand_json=job["demand_json"], threads=1)
+    question = (job["file"], job["text"], job["dir"] or os.getcwd(), str(PROFILES))
+    return cat.advise_part_json(method, question, part_json, demand_json=job["demand_json"], threads=1)
 
 
 class RayCluster:

@@ -39,7 +39,7 @@ def config_roles(scenario: Path, config: str, catalog: list[str | os.PathLike] |
     """The pool roles of a config as the model reads the scenario (`all`
     where a pool names none)."""
     name, text = read_scenario(scenario)
-    configs = json.loads(open_catalog(catalog)[0].limits_json(name, text))["configs"]
+    configs = open_catalog(catalog)[0].limits(name, text)["configs"]
     for c in configs:
         if c["name"] == config:
             return [p["role"] for p in c["pools"]]

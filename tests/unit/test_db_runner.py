@@ -80,3 +80,18 @@ def test_still_rising_is_not_a_tipping_point():
     steps = [step(1, 10_000), step(2, 20_000), step(4, 40_000)]
     tip = tipping_point(steps, "nopm")
     assert tip["vus"] == 4 and tip["reached"] is False
+
+
+def test_the_binding_reads_keywords_into_typed_options():
+    empty = ('{"loaded": true, "load_s": 0}', "[]")
+    # A keyword it does not take is refused with the ones it does.
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sed' — one of seed, interrupted"):
+        _native.db_record_json("c", "tpcc", "nopm", *empty, sed=1)
+    # A value of the wrong type names its keyword.
+    with pytest.raises(TypeError, match="keyword argument 'seed'"):
+        _native.db_record_json("c", "tpcc", "nopm", *empty, seed="one")
+    with pytest.raises(TypeError, match="'seed' is required"):
+        _native.db_record_json("c", "tpcc", "nopm", *empty)
+    # None is "not given": the default (not interrupted).
+    rec = json.loads(_native.db_record_json("c", "tpcc", "nopm", *empty, seed=7, interrupted=None))
+    assert rec["interrupted"] is False and rec["seed"] == 7

@@ -9,8 +9,11 @@
 //!   raises sets the stop flag, and the work keeps what it measured;
 //! - the catalog: loaded once into a `Catalog` object the caller keeps.
 //!
-//! Records cross as JSON text (one string, not one object per result).
-//! Keyword arguments left as None take the Rust `Default` of their options.
+//! Run records cross as JSON text (one string, not one object per result:
+//! the `*_json` functions); smaller answers (limits, a profile's health, a
+//! fit) come back as Python values. Keyword options arrive as `**options`
+//! read into a typed struct (`keyword_options!`): a keyword left out or
+//! None takes the Rust `Default` of its option, an unknown one is refused.
 
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -210,6 +213,101 @@ fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).expect("records serialise")
 }
 
+/// A value as a Python object: serde's JSON of it read by Python's json
+/// module, so the object is exactly what `json.loads` of the text gives (a
+/// non-finite figure is None, keys keep their order).
+fn py_value<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<PyObject> {
+    py.import("json")?.call_method1("loads", (json(v),)).map(Bound::unbind)
+}
+
+/// A function's keyword options (`**options` in its signature), typed: each
+/// field an `Option` (a keyword left out or given as None is None); a
+/// keyword the function does not take is refused with the ones it does, and
+/// a value of the wrong type with the keyword's name.
+macro_rules! keyword_options {
+    ($(#[$m:meta])* struct $name:ident { $($field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(Default)]
+        struct $name {
+            $($field: Option<$ty>),*
+        }
+        impl $name {
+            const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+            fn from_kwargs(kwargs: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<Self> {
+                use pyo3::types::PyDictMethods;
+                let Some(d) = kwargs else { return Ok(Self::default()) };
+                for k in d.keys() {
+                    let k: String = k.extract()?;
+                    if !Self::NAMES.contains(&k.as_str()) {
+                        return Err(pyo3::exceptions::PyTypeError::new_err(format!("unexpected keyword argument '{k}' — one of {}", Self::NAMES.join(", "))));
+                    }
+                }
+                Ok(Self {
+                    $($field: match d.get_item(stringify!($field))? {
+                        Some(v) if !v.is_none() => Some(v.extract().map_err(|e: PyErr| pyo3::exceptions::PyTypeError::new_err(format!("keyword argument '{}': {e}", stringify!($field))))?),
+                        _ => None,
+                    }),*
+                })
+            }
+        }
+    };
+}
+
+keyword_options! {
+    /// `Catalog.simulate_json`'s keywords: what `storlab simulate` overrides.
+    struct SimulateOptions {
+        period_s: f64,
+        config: String,
+        threads: u32,
+        iodepth: u32,
+        duration_s: f64,
+        profile: String,
+        profiles_dir: String,
+        repeats: u32,
+        accept_suspect: bool,
+    }
+}
+
+keyword_options! {
+    /// `Catalog.advise_json`'s keywords.
+    struct AdviseOptions {
+        top: usize,
+        threads: usize,
+        demand_json: String,
+        remote: PyObject,
+        accept_suspect: bool,
+        explain: String,
+    }
+}
+
+keyword_options! {
+    /// `Catalog.advise_part_json`'s keywords.
+    struct PartOptions {
+        demand_json: String,
+        threads: usize,
+    }
+}
+
+keyword_options! {
+    /// `db_run_json`'s keywords.
+    struct DbRunOptions {
+        vus: u32,
+        rampup_s: f64,
+        duration_s: f64,
+        seed: u64,
+        threads: usize,
+        check: bool,
+    }
+}
+
+keyword_options! {
+    /// `db_record_json`'s keywords.
+    struct DbRecordOptions {
+        seed: u64,
+        interrupted: bool,
+    }
+}
+
 /// A catalog, validated once and kept: `Catalog(files)` with `files` a list
 /// of (display name, TOML text).
 #[pyclass(frozen, module = "storlab._native")]
@@ -252,9 +350,9 @@ impl Catalog {
     }
 
     /// The latency figures the model uses for a device (its own, or the last
-    /// `[[latency]]` entry naming it), µs, as a JSON object; None if none.
-    fn latency_json(&self, id: &str) -> Option<String> {
-        let (l, _) = self.inner.latency_for(id)?;
+    /// `[[latency]]` entry naming it), µs, as a dict; None if none.
+    fn latency(&self, py: Python<'_>, id: &str) -> PyResult<Option<PyObject>> {
+        let Some((l, _)) = self.inner.latency_for(id) else { return Ok(None) };
         let fields = [
             ("read_median_us", Some(&l.read_median_us)),
             ("read_p99_us", Some(&l.read_p99_us)),
@@ -266,14 +364,14 @@ impl Catalog {
             ("write_us_per_mib", l.write_us_per_mib.as_ref()),
         ];
         let out: serde_json::Map<String, serde_json::Value> = fields.into_iter().filter_map(|(k, v)| v.map(|n| (k.to_string(), n.value.into()))).collect();
-        Some(serde_json::Value::Object(out).to_string())
+        py_value(py, &out).map(Some)
     }
 
     /// A recording's concurrency penalty: the scenario's profile on its
     /// first config (the recording machine), fitted to `throughput` at the
     /// profile's recorded counts (`storlab_sim::database::fit_penalty`).
     #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, throughput, *, profiles_dir=None))]
-    fn penalty_fit_json(
+    fn penalty_fit(
         &self,
         py: Python<'_>,
         scenario_name: &str,
@@ -281,17 +379,17 @@ impl Catalog {
         scenario_dir: &str,
         throughput: Vec<f64>,
         profiles_dir: Option<String>,
-    ) -> PyResult<String> {
+    ) -> PyResult<PyObject> {
         let profiles = std::path::PathBuf::from(profiles_dir.unwrap_or_default());
         let cat = &self.inner;
         let fit = py
             .allow_threads(|| storlab_sim::database::fit_penalty(cat, scenario_name, scenario_text, std::path::Path::new(scenario_dir), &profiles, &throughput))
             .map_err(|e| e.to_py(py))?;
-        Ok(json(&fit))
+        py_value(py, &fit)
     }
 
     /// One device or host with its prices and the sources its numbers cite.
-    fn entry_json(&self, py: Python<'_>, id: &str) -> PyResult<String> {
+    fn entry(&self, py: Python<'_>, id: &str) -> PyResult<PyObject> {
         let cat = &self.inner;
         let (kind, entry) = if let Some(d) = cat.devices.get(id) {
             ("device", serde_json::to_value(d).expect("device serialises"))
@@ -310,17 +408,16 @@ impl Catalog {
         };
         let rds = format!("aws/rds/{}", id.rsplit('/').next().unwrap_or(""));
         let prices: Vec<_> = cat.prices.iter().filter(|p| p.item == id || p.item == rds).collect();
-        Ok(serde_json::json!({
+        py_value(py, &serde_json::json!({
             "id": id, "file": cat.origin.get(id), "type": kind, "entry": entry, "prices": prices, "sources": cat.sources,
-        })
-        .to_string())
+        }))
     }
 
     /// The `storlab limits` record of every config of a scenario.
-    fn limits_json(&self, py: Python<'_>, scenario_name: &str, scenario_text: &str) -> PyResult<String> {
+    fn limits(&self, py: Python<'_>, scenario_name: &str, scenario_text: &str) -> PyResult<PyObject> {
         let cat = &self.inner;
         let report = py.allow_threads(|| storlab_model::limits(cat, scenario_name, scenario_text));
-        Ok(json(&report.map_err(|e| e.to_py(py))?))
+        py_value(py, &report.map_err(|e| e.to_py(py))?)
     }
 
     /// Simulates the scenario's workload on every config and returns the run
@@ -330,25 +427,17 @@ impl Catalog {
     /// the scenario (`storlab simulate --config ...`). A `[workload.database]`
     /// runs the database model; its shipped profiles are looked up in
     /// `profiles_dir`.
-    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, period_s=None, progress=None, config=None, threads=None, iodepth=None, duration_s=None, profile=None, profiles_dir=None, repeats=None, accept_suspect=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (scenario_name, scenario_text, scenario_dir, *, progress=None, **options))]
     fn simulate_json(
         &self,
         py: Python<'_>,
         scenario_name: String,
         scenario_text: String,
         scenario_dir: String,
-        period_s: Option<f64>,
         progress: Option<PyObject>,
-        config: Option<String>,
-        threads: Option<u32>,
-        iodepth: Option<u32>,
-        duration_s: Option<f64>,
-        profile: Option<String>,
-        profiles_dir: Option<String>,
-        repeats: Option<u32>,
-        accept_suspect: Option<bool>,
+        options: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<String> {
+        let SimulateOptions { period_s, config, threads, iodepth, duration_s, profile, profiles_dir, repeats, accept_suspect } = SimulateOptions::from_kwargs(options)?;
         let cat = self.inner.clone();
         if let Some(r) = repeats {
             if !(1..=100).contains(&r) {
@@ -389,8 +478,7 @@ impl Catalog {
     /// `verify(json, stopped)` that return, as JSON, what
     /// `advise_part_json("screen" | "verify", ...)` gives for
     /// their parts, in order (fewer once `stopped()` is true).
-    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, top=None, threads=None, demand_json=None, progress=None, remote=None, accept_suspect=false, explain=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (file_name, text, dir, profiles_dir, *, progress=None, **options))]
     fn advise_json(
         &self,
         py: Python<'_>,
@@ -398,14 +486,11 @@ impl Catalog {
         text: String,
         dir: String,
         profiles_dir: String,
-        top: Option<usize>,
-        threads: Option<usize>,
-        demand_json: Option<String>,
         progress: Option<PyObject>,
-        remote: Option<PyObject>,
-        accept_suspect: bool,
-        explain: Option<String>,
+        options: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<String> {
+        let AdviseOptions { top, threads, demand_json, remote, accept_suspect, explain } = AdviseOptions::from_kwargs(options)?;
+        let accept_suspect = accept_suspect.unwrap_or(false);
         let remote = match remote {
             None => None,
             Some(obj) => {
@@ -449,34 +534,30 @@ impl Catalog {
         Ok(json(&rec))
     }
 
-    /// A cluster worker's part of `advise` on the question (`file_name`,
-    /// `text`, its folder `dir`, the shipped profiles' `profiles_dir`):
+    /// A cluster worker's part of `advise` on the question (`question`: its
+    /// file name, text, folder and the shipped profiles' folder):
     /// `part = "screen"` gives the screen of each candidate in `batch_json`
     /// (a JSON list of {name, config}) as a JSON list of {cost, bound, why}
     /// or null (unpriced); `part = "verify"` the simulator's outcome of each
     /// item (a JSON list of {candidate, cost, bound}); both in order.
     /// Ctrl-C (a cancelled task) ends the runs early.
-    #[pyo3(signature = (part, file_name, text, dir, profiles_dir, batch_json, *, demand_json=None, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (part, question, batch_json, **options))]
     fn advise_part_json(
         &self,
         py: Python<'_>,
         part: &str,
-        file_name: String,
-        text: String,
-        dir: String,
-        profiles_dir: String,
+        question: (String, String, String, String),
         batch_json: String,
-        demand_json: Option<String>,
-        threads: Option<usize>,
+        options: Option<&Bound<'_, pyo3::types::PyDict>>,
     ) -> PyResult<String> {
-        let q = [file_name, text, dir, profiles_dir];
+        let q = [question.0, question.1, question.2, question.3];
+        let o = PartOptions::from_kwargs(options)?;
         match part {
-            "screen" => advise_part(py, &self.inner, q, demand_json, &batch_json, "a batch of candidates", threads, |cat, q, demand, batch, threads, _stop| {
-                storlab_advise::screen_batch(cat, question(q), demand, batch, threads)
+            "screen" => advise_part(py, &self.inner, q, o, &batch_json, "a batch of candidates", |cat, q, demand, batch, threads, _stop| {
+                storlab_advise::screen_batch(cat, as_question(q), demand, batch, threads)
             }),
-            "verify" => advise_part(py, &self.inner, q, demand_json, &batch_json, "a batch of candidates to verify", threads, |cat, q, demand, batch, threads, stop| {
-                storlab_advise::verify_batch(cat, question(q), demand, batch, threads, stop)
+            "verify" => advise_part(py, &self.inner, q, o, &batch_json, "a batch of candidates to verify", |cat, q, demand, batch, threads, stop| {
+                storlab_advise::verify_batch(cat, as_question(q), demand, batch, threads, stop)
             }),
             other => Err(raise(py, "InternalError", format!("advise part '{other}' — one of screen, verify"))),
         }
@@ -486,15 +567,13 @@ impl Catalog {
 /// A cluster worker's part of `advise` (`q`: the question's file name,
 /// text, folder and the profiles' folder): `part` over the batch in
 /// `batch_json`, off the GIL, its answer as JSON.
-#[allow(clippy::too_many_arguments)]
 fn advise_part<I, O>(
     py: Python<'_>,
     cat: &Arc<storlab_model::Catalog>,
     q: [String; 4],
-    demand_json: Option<String>,
+    PartOptions { demand_json, threads }: PartOptions,
     batch_json: &str,
     what: &str,
-    threads: Option<usize>,
     part: impl FnOnce(&storlab_model::Catalog, &[String; 4], Option<&storlab_advise::question::MeasuredDemand>, &[I], usize, &AtomicBool) -> Result<Vec<O>, storlab_advise::AdviseError> + Send + 'static,
 ) -> PyResult<String>
 where
@@ -510,7 +589,7 @@ where
 }
 
 /// The question a worker's part names: file name, text, folder, profiles.
-fn question(q: &[String; 4]) -> storlab_advise::Question<'_> {
+fn as_question(q: &[String; 4]) -> storlab_advise::Question<'_> {
     storlab_advise::Question { file: &q[0], text: &q[1], dir: std::path::Path::new(&q[2]), profiles_dir: std::path::Path::new(&q[3]) }
 }
 
@@ -557,10 +636,6 @@ impl storlab_advise::Remote for PyRemote {
     }
 }
 
-/// Measures the jobs of a CrystalDiskMark preset (`profile`) or a fio job
-/// file (`job_name`, `job_text`) on a test file inside `path` and returns
-/// the run record. `progress(done_jobs, total_jobs)`. Ctrl-C stops the run;
-/// the record keeps what was measured and the test file is removed either way.
 /// TPC-C's page-level miss ratio by Che's approximation
 /// (`storlab_workload::che`): misses a transaction with a cache of
 /// `cache_fraction` of the data, over `page_accesses_per_txn`.
@@ -570,27 +645,34 @@ fn tpcc_che_miss_ratio(warehouses: f64, page_bytes: f64, bytes_per_warehouse: f6
     (t.misses_per_txn(cache_fraction * t.total_pages) / page_accesses_per_txn.max(1e-9)).min(1.0)
 }
 
+keyword_options! {
+    /// `bench_disk_json`'s keywords.
+    struct BenchDiskOptions {
+        size_bytes: u64,
+        profile: String,
+        job_name: String,
+        job_text: String,
+        engine: String,
+        runs: u32,
+        runtime_s: f64,
+        interval_s: f64,
+        direct: bool,
+        seed: u64,
+        existing_file: String,
+    }
+}
+
+/// Measures the jobs of a CrystalDiskMark preset (`profile`) or a fio job
+/// file (`job_name`, `job_text`) on a test file inside `path` and returns
+/// the run record. `progress(done_jobs, total_jobs)`. Ctrl-C stops the run;
+/// the record keeps what was measured and the test file is removed either way.
 #[pyfunction]
-#[pyo3(signature = (path, *, size_bytes=None, profile=None, job_name=None, job_text=None, engine=None, runs=None, runtime_s=None, interval_s=None, direct=None, seed=None, progress=None, existing_file=None))]
-#[allow(clippy::too_many_arguments)]
-fn bench_disk_json(
-    py: Python<'_>,
-    path: String,
-    size_bytes: Option<u64>,
-    profile: Option<&str>,
-    job_name: Option<&str>,
-    job_text: Option<&str>,
-    engine: Option<&str>,
-    runs: Option<u32>,
-    runtime_s: Option<f64>,
-    interval_s: Option<f64>,
-    direct: Option<bool>,
-    seed: Option<u64>,
-    progress: Option<PyObject>,
-    existing_file: Option<String>,
-) -> PyResult<String> {
+#[pyo3(signature = (path, *, progress=None, **options))]
+fn bench_disk_json(py: Python<'_>, path: String, progress: Option<PyObject>, options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<String> {
     use storlab_bench::engine::EngineKind;
     use storlab_workload::presets::Preset;
+    let BenchDiskOptions { size_bytes, profile, job_name, job_text, engine, runs, runtime_s, interval_s, direct, seed, existing_file } = BenchDiskOptions::from_kwargs(options)?;
+    let (profile, job_name, job_text, engine) = (profile.as_deref(), job_name.as_deref(), job_text.as_deref(), engine.as_deref());
 
     let defaults = storlab_bench::BenchOptions::default();
     let kind = match engine {
@@ -803,20 +885,9 @@ fn db_prepare_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, see
 /// users; returns the run as JSON. Ctrl-C ends the window early; the run
 /// keeps what was measured (`interrupted: true`).
 #[pyfunction]
-#[pyo3(signature = (target, workload, *, vus=None, rampup_s=None, duration_s=None, seed=None, threads=None, check=None, progress=None))]
-#[allow(clippy::too_many_arguments)]
-fn db_run_json(
-    py: Python<'_>,
-    target: &DbTarget,
-    workload: &DbWorkload,
-    vus: Option<u32>,
-    rampup_s: Option<f64>,
-    duration_s: Option<f64>,
-    seed: Option<u64>,
-    threads: Option<usize>,
-    check: Option<bool>,
-    progress: Option<PyObject>,
-) -> PyResult<String> {
+#[pyo3(signature = (target, workload, *, progress=None, **options))]
+fn db_run_json(py: Python<'_>, target: &DbTarget, workload: &DbWorkload, progress: Option<PyObject>, options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<String> {
+    let DbRunOptions { vus, rampup_s, duration_s, seed, threads, check } = DbRunOptions::from_kwargs(options)?;
     let (db, wl) = (target.inner.clone(), workload.inner.clone());
     let d = storlab_db::RunOptions::default();
     let secs = |flag: &str, v: Option<f64>, d: Duration| v.map_or(Ok(d), |s| seconds(py, flag, s, 0.0));
@@ -840,9 +911,11 @@ fn db_run_json(
 /// mean of its repeats, with their spread), the tipping point, every run.
 /// `runs_json` is a JSON list of the runs `db_run_json` returned, in order.
 #[pyfunction]
-#[pyo3(signature = (config, workload, metric, load_json, runs_json, *, seed, interrupted=false))]
-#[allow(clippy::too_many_arguments)]
-fn db_record_json(py: Python<'_>, config: &str, workload: &str, metric: &str, load_json: &str, runs_json: &str, seed: u64, interrupted: bool) -> PyResult<String> {
+#[pyo3(signature = (config, workload, metric, load_json, runs_json, **options))]
+fn db_record_json(py: Python<'_>, config: &str, workload: &str, metric: &str, load_json: &str, runs_json: &str, options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<String> {
+    let DbRecordOptions { seed, interrupted } = DbRecordOptions::from_kwargs(options)?;
+    let seed = seed.ok_or_else(|| pyo3::exceptions::PyTypeError::new_err("db_record_json: the keyword argument 'seed' is required"))?;
+    let interrupted = interrupted.unwrap_or(false);
     let bad = |e: serde_json::Error| raise(py, "EngineError", format!("bench db: a run did not read back: {e}"));
     let load = serde_json::from_str(load_json).map_err(bad)?;
     let runs: Vec<storlab_record::DbRun> = serde_json::from_str(runs_json).map_err(bad)?;
@@ -897,9 +970,9 @@ impl DbSweep {
 /// profile the loader refuses raises ScenarioError with the loader's
 /// message; `file` names it.
 #[pyfunction]
-fn profile_health_json(py: Python<'_>, file: &str, text: &str) -> PyResult<String> {
+fn profile_health(py: Python<'_>, file: &str, text: &str) -> PyResult<PyObject> {
     let p = storlab_workload::profile::Profile::from_toml(file, text).map_err(|e| raise(py, "ScenarioError", e.to_string()))?;
-    Ok(serde_json::to_string(&p.health()).expect("suspects serialise"))
+    py_value(py, &p.health())
 }
 
 /// A recorded profile (as JSON, so every figure is a finite number) as
@@ -915,13 +988,13 @@ fn profile_toml(py: Python<'_>, doc_json: &str) -> PyResult<String> {
 /// kind, scale, scale_unit, sweep, mrc_points, mrc_method, size_run,
 /// read_only) and its provenance (JSON), as JSON in the profile's layout.
 #[pyfunction]
-fn profile_build_json(py: Python<'_>, recording_json: &str, provenance_json: &str) -> PyResult<String> {
+fn profile_build(py: Python<'_>, recording_json: &str, provenance_json: &str) -> PyResult<PyObject> {
     let de = &mut serde_json::Deserializer::from_str(recording_json);
     let rec: storlab_workload::recording::Recording =
         serde_path_to_error::deserialize(de).map_err(|e| raise(py, "ScenarioError", format!("recording: {}: {}", e.path(), e.inner())))?;
     let provenance: toml::Table = serde_json::from_str(provenance_json).map_err(|e| raise(py, "ScenarioError", format!("provenance: {e}")))?;
     let profile = storlab_workload::recording::build(&rec, provenance).map_err(|e| raise(py, "ScenarioError", e))?;
-    Ok(json(&profile))
+    py_value(py, &profile)
 }
 
 /// The CPU one transaction of a run (JSON, as the recorder took it) cost
@@ -957,8 +1030,8 @@ fn non_increasing(vals: Vec<f64>) -> Vec<f64> {
 /// far, dirty pages, runs, checkpoint writes) per `units` home units.
 #[pyfunction]
 #[pyo3(signature = (samples, units, own=1.0))]
-fn writeback_curve_json(samples: Vec<(f64, f64, f64, f64)>, units: f64, own: f64) -> String {
-    json(&storlab_workload::fit::writeback_curve(&samples, units, own))
+fn writeback_curve(py: Python<'_>, samples: Vec<(f64, f64, f64, f64)>, units: f64, own: f64) -> PyResult<PyObject> {
+    py_value(py, &storlab_workload::fit::writeback_curve(&samples, units, own))
 }
 
 /// A catalog overlay as TOML from its entries as JSON (`source`, `device`,
@@ -996,11 +1069,11 @@ fn record_schema_json() -> String {
 /// normalised, or raises ScenarioError naming the first field that does
 /// not fit.
 #[pyfunction]
-fn record_check_json(py: Python<'_>, name: &str, text: &str) -> PyResult<String> {
+fn record_check(py: Python<'_>, name: &str, text: &str) -> PyResult<PyObject> {
     let de = &mut serde_json::Deserializer::from_str(text);
     let rec: storlab_record::RunRecord = serde_path_to_error::deserialize(de)
         .map_err(|e| raise(py, "ScenarioError", format!("{name}: not a storlab run record — at '{}': {}", e.path(), e.inner())))?;
-    Ok(json(&rec))
+    py_value(py, &rec)
 }
 
 impl PyErrOf for storlab_record::import::ImportError {
@@ -1039,23 +1112,23 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(db_prepare_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_run_json, m)?)?;
     m.add_function(wrap_pyfunction!(db_record_json, m)?)?;
-    m.add_function(wrap_pyfunction!(profile_health_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_health, m)?)?;
     m.add_function(wrap_pyfunction!(catalog_overlay_toml, m)?)?;
-    m.add_function(wrap_pyfunction!(profile_build_json, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_build, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_per_txn_us, m)?)?;
     m.add_function(wrap_pyfunction!(cpu_penalty_fit, m)?)?;
     m.add_function(wrap_pyfunction!(usl_fit, m)?)?;
     m.add_function(wrap_pyfunction!(non_increasing, m)?)?;
-    m.add_function(wrap_pyfunction!(writeback_curve_json, m)?)?;
+    m.add_function(wrap_pyfunction!(writeback_curve, m)?)?;
     m.add_function(wrap_pyfunction!(profile_toml, m)?)?;
     m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(record_schema_json, m)?)?;
-    m.add_function(wrap_pyfunction!(record_check_json, m)?)?;
+    m.add_function(wrap_pyfunction!(record_check, m)?)?;
     m.add_function(wrap_pyfunction!(import_record_json, m)?)?;
     m.add_function(wrap_pyfunction!(hammerdb_report_json, m)?)?;
-    m.add_function(wrap_pyfunction!(alarms_json, m)?)?;
-    m.add_function(wrap_pyfunction!(limits_at_json, m)?)?;
+    m.add_function(wrap_pyfunction!(alarms, m)?)?;
+    m.add_function(wrap_pyfunction!(limits_at, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(emulate_unmount, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -1065,7 +1138,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The state changes of the scenario's `[[alarms]]` on a record's series
 /// (a JSON list of AlarmChange); ScenarioError for a bad alarm.
 #[pyfunction]
-fn alarms_json(py: Python<'_>, scenario_name: &str, scenario_text: &str, record_json: &str) -> PyResult<String> {
+fn alarms(py: Python<'_>, scenario_name: &str, scenario_text: &str, record_json: &str) -> PyResult<PyObject> {
     #[derive(serde::Deserialize)]
     struct WithSeries {
         series: Vec<storlab_record::Series>,
@@ -1078,22 +1151,22 @@ fn alarms_json(py: Python<'_>, scenario_name: &str, scenario_text: &str, record_
         out.extend(changes);
     }
     out.sort_by(|a, b| a.time_s.total_cmp(&b.time_s));
-    Ok(json(&out))
+    py_value(py, &out)
 }
 
 /// The `storlab limits` record with each bucket under a steady load
 /// (`at_iops` of 4 KiB reads, or `at_bytes_s` of 1 MiB reads).
 #[pyfunction]
 #[pyo3(signature = (catalog, scenario_name, scenario_text, *, at_iops=None, at_bytes_s=None))]
-fn limits_at_json(py: Python<'_>, catalog: &Catalog, scenario_name: &str, scenario_text: &str, at_iops: Option<f64>, at_bytes_s: Option<f64>) -> PyResult<String> {
-    use storlab_model::report::{limits_at, Load};
+fn limits_at(py: Python<'_>, catalog: &Catalog, scenario_name: &str, scenario_text: &str, at_iops: Option<f64>, at_bytes_s: Option<f64>) -> PyResult<PyObject> {
+    use storlab_model::report::Load;
     let load = match (at_iops, at_bytes_s) {
         (Some(v), None) => Load::Iops(v),
         (None, Some(v)) => Load::BytesS(v),
         _ => return Err(raise(py, "ScenarioError", "give one load: --at-iops N or --at-mb-s N".into())),
     };
     let cat = &catalog.inner;
-    Ok(json(&py.allow_threads(|| limits_at(cat, scenario_name, scenario_text, load)).map_err(|e| e.to_py(py))?))
+    py_value(py, &py.allow_threads(|| storlab_model::report::limits_at(cat, scenario_name, scenario_text, load)).map_err(|e| e.to_py(py))?)
 }
 
 impl PyErrOf for storlab_fuse::EmulateError {

@@ -1,5 +1,5 @@
 //! Fuzzing the run record as `report`, `compare` and `calibrate` read it
-//! back (`record_check_json` in the binding): a simulated record, mutated.
+//! back (`record_check` in the binding): a simulated record, mutated.
 //! Every input is read or refused in one non-empty line, never a panic.
 
 #[path = "../../storlab-workload/tests/fuzzing/mod.rs"]

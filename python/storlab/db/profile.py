@@ -160,7 +160,7 @@ def build(*, name: str, workload: str, kind: str, scale: float, scale_unit: str,
            "commit_every": None if commit_every is None else float(commit_every)}
     # A figure the machine could not give (NaN) is left out: the reader
     # then takes what the run has instead.
-    built: dict[str, Any] = json.loads(_native.profile_build_json(json.dumps(_finite(rec, "", [])), json.dumps(provenance)))
+    built: dict[str, Any] = _native.profile_build(json.dumps(_finite(rec, "", [])), json.dumps(provenance))
     return built
 
 
@@ -193,7 +193,7 @@ def health(path: Path, profile: dict[str, Any]) -> list[dict[str, str]]:
     the loader would refuse is one suspect with the loader's words."""
 
     try:
-        return json.loads(_native.profile_health_json(str(path), to_toml(profile)))
+        return _native.profile_health(str(path), to_toml(profile))
     except StorlabError as e:
         return [{"field": "profile", "reason": str(e), "fix": "record again; if it recurs, report it with the profile"}]
 
@@ -398,7 +398,7 @@ def penalty_on_recording_machine(prof: dict[str, Any], flush: dict[str, float], 
                 f"vus = [1]\nrampup_s = {rampup_s}\nduration_s = {duration_s}\n"
                 f'[configs.recording]\nhost = "{RECORDING_HOST}"\n[[configs.recording.pools]]\n'
                 f'role = "all"\ndevice = "{RECORDING_DISK}"\n')
-        fit = json.loads(cat.penalty_fit_json(str(Path(tmp) / "penalty.toml"), scen, tmp, [float(x) for x in thr]))
+        fit = cat.penalty_fit(str(Path(tmp) / "penalty.toml"), scen, tmp, [float(x) for x in thr])
     out, clipped = fit["penalty"], fit["clipped"]
     lo, hi = fit["bounds"]
     method = (f"the CPU-demand multiplier at each recorded count with which the model on the recording machine "
@@ -466,7 +466,7 @@ def writeback_curve(samples: list[tuple[float, float, float, float]], units: flo
     """The write-back curve from pg_buffercache samples (transactions so
     far, dirty pages, runs, checkpoint writes), the first taken just after a
     CHECKPOINT, per home unit (`storlab_workload::fit::writeback_curve`)."""
-    curve: dict[str, list[float]] = json.loads(_native.writeback_curve_json(samples, units, own))
+    curve: dict[str, list[float]] = _native.writeback_curve(samples, units, own)
     return curve
 
 

@@ -163,7 +163,7 @@ def check_run_record(data: dict[str, Any], path: str) -> None:
     full = {"engine": "simulate", "scenario": None, "seed": 0, "workload": "", "series": [], "interrupted": False, **data}
     full.pop("tipping_point", None)  # read in either shape (a list, or older records' map)
     full["results"] = [{"job": "", "binding": "", **r} for r in data["results"]]
-    _native.record_check_json(path, json.dumps(full))
+    _native.record_check(path, json.dumps(full))
 
 
 # The fields of `limits --json` that report and compare read, by kind:
