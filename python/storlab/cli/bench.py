@@ -17,13 +17,13 @@ from rich.text import Text
 
 from storlab import api, emulated
 from storlab.api import bench_db
-from storlab.cli.import_ import write_hammerdb_json
 from storlab.cli.out import COUNT_MAX, console, csv_text, emit, latency, one_of
 from storlab.cli.report import check_output, write_outputs_keeping, write_report_of
 from storlab.db import import_profile
 from storlab.errors import DatabaseGone, ScenarioError, StorlabError
 from storlab.export.fio import to_fio_json
 from storlab.export.simulate import together
+from storlab.imports import write_hammerdb_json
 
 app = typer.Typer(help="Measure real disks and databases on this machine.", no_args_is_help=True)
 

@@ -1,13 +1,11 @@
 """`storlab import FILE… [-o RECORD.json] [--json]`: other tools' result
 files (CrystalDiskMark, fio, HammerDB, sysbench, pgbench, CloudWatch) as
 one storlab run record, printed as a table. The readers are Rust's
-(storlab-record's `import` module); this layer merges several files and
-prints."""
+(storlab-record's `import` module), reading and merging are
+`storlab.imports`'; this layer prints."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,62 +13,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from storlab import _native, tool_info
+from storlab import tool_info
 from storlab.cli import app
 from storlab.cli.out import console, latency, mb_s
 from storlab.cli.report import check_output
-from storlab.errors import StorlabError
 from storlab.export import to_json
-from storlab.files import read_input, write_atomically
-
-
-def read_import(path: str | Path) -> dict[str, Any]:
-    """One file read by its tool's reader into a run record."""
-    p = Path(path)
-    data = read_input(p, "file", "give a result file")
-    rec: dict[str, Any] = json.loads(_native.import_record_json(str(p), data))
-    return rec
-
-
-def write_hammerdb_json(rec: dict[str, Any], path: Path, timestamp: str | None = None) -> None:
-    """`--hammerdb-json FILE` of bench db and simulate: the run as HammerDB's
-    `hammerdb-job-report-v1` (the Rust writer's), stamped with the first
-    run's start (else `timestamp`, else now), UTC."""
-    if timestamp is None:
-        runs = rec.get("runs") or []
-        started = runs[0].get("started_unix_s") if runs else None
-        when = datetime.fromtimestamp(started, timezone.utc) if started else datetime.now(timezone.utc)
-        timestamp = when.strftime("%Y-%m-%d %H:%M:%S")
-    try:
-        text = _native.hammerdb_report_json(json.dumps(rec), timestamp)
-    except StorlabError as e:
-        raise StorlabError(f"--hammerdb-json {path}: {e}") from None
-    write_atomically(path, text)
-
-
-def merge(records: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Several imported files as one record. Where two files would put
-    results under the same config, each file's results take its name
-    (without folder or extension) as their config."""
-    if len(records) == 1:
-        return records[0][1]
-    configs = [{r["config"] for r in rec["results"]} | {s["config"] for s in rec["series"]} for _, rec in records]
-    clash = any(configs[i] & configs[j] for i in range(len(configs)) for j in range(i + 1, len(configs)))
-    out: dict[str, Any] = dict(records[0][1])
-    out["results"], out["series"], out["warnings"] = [], [], []
-    names = list(dict.fromkeys(rec["tool"]["name"] for _, rec in records))
-    out["tool"] = {"name": " + ".join(names), "version": "", "git_sha": ""}
-    out["workload"] = " + ".join(dict.fromkeys(rec["workload"] for _, rec in records))
-    out["host_info"] = {"sources": [rec.get("host_info") or {} for _, rec in records]}
-    out["interrupted"] = any(rec.get("interrupted") for _, rec in records)
-    for path, rec in records:
-        stem = Path(path).stem
-        for r in rec["results"]:
-            out["results"].append({**r, "config": stem} if clash else r)
-        for s in rec["series"]:
-            out["series"].append({**s, "config": stem} if clash else s)
-        out["warnings"].extend(rec.get("warnings") or [])
-    return out
+from storlab.files import write_atomically
+from storlab.imports import merge, read_import
 
 
 def _num(v: float | None, fmt: str = ",.0f") -> str:

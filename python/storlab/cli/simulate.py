@@ -15,12 +15,12 @@ from rich.progress import BarColumn, Progress, TimeRemainingColumn
 from storlab import api
 from storlab.cli import app
 from storlab.cli.out import COUNT_MAX
-from storlab.cli.import_ import write_hammerdb_json
 from storlab.cli.out import emit, one_of
 from storlab.cli.report import check_output, write_report_of
 from storlab.errors import StorlabError
 from storlab.export.simulate import DEFAULT_START, results_table, to_cloudwatch, to_csv
 from storlab.files import check_writable, write_atomically
+from storlab.imports import write_hammerdb_json
 from storlab.units import parse_duration
 
 
