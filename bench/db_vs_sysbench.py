@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""storlab bench db beside sysbench, alternately, on the same managed MariaDB.
+"""storlab bench db beside sysbench, alternately, on the same managed server.
 
 storlab starts one MariaDB server (storlab.db.mariadb.ManagedMariadb) in a
-temp folder, reached over TCP on 127.0.0.1 by both clients as root, and runs
-three comparisons at each user count (default 1, 4 and 8; sysbench --threads,
-storlab --vus), the order of the two tools swapped every round:
+temp folder, reached over TCP on 127.0.0.1 by both clients as root, or with
+`--server postgres` one PostgreSQL server (storlab.db.managed.ManagedPostgres)
+reached over its Unix socket (sysbench --db-driver=pgsql, libpq), and runs
+the comparisons at each user count (default 1, 4 and 8; sysbench --threads,
+storlab --vus), the order of the two tools swapped every round. On
+PostgreSQL only the comparisons on sbtest1 run (write_only, read_write,
+read_only); the insert comparisons' table is MySQL's (AUTO_INCREMENT):
 
 insert -- `storlab bench db --workload insert --commit-every 1` beside
   `sysbench oltp_insert`. Both start every run from an empty table.
@@ -31,13 +35,13 @@ insert_file -- `storlab bench db --workload bench/db_vs_sysbench_insert.toml`
   alphanumeric strings where sysbench's are digits and dashes, of the
   same lengths.
 
-read_write, read_only -- `bench/db_vs_sysbench_read_write.toml` and
-  `bench/db_vs_sysbench_read_only.toml` beside `sysbench oltp_read_write` and
+read_write, read_only -- `examples/db/sysbench-read-write.toml` and
+  `examples/db/sysbench-read-only.toml` beside `sysbench oltp_read_write` and
   `oltp_read_only --rand-type=uniform` on the same sbtest1 as write_only:
   ten point selects and four 100-id ranges (plus write_only's four writes),
   between BEGIN and COMMIT, with the same differences as write_only.
 
-write_only -- `storlab bench db --workload bench/db_vs_sysbench_write_only.toml`
+write_only -- `storlab bench db --workload examples/db/sysbench-write-only.toml`
   beside `sysbench oltp_write_only --rand-type=uniform`, both on the same
   table sbtest1 of 10,000 rows (loaded once by storlab from the file, with
   sysbench's schema). Both: BEGIN; UPDATE sbtest1 SET k=k+1 WHERE id=?;
@@ -58,10 +62,12 @@ record also gives its CPU over the measured window alone (the `window`
 figure). Throughput is transactions (commits) per second of each tool's
 timed window (sysbench --time, storlab --duration with --rampup 0).
 
-The server runs with `innodb_buffer_pool_size=1G` (every table stays in
-memory) and MariaDB's defaults otherwise, so each commit waits for the redo
+MariaDB runs with `innodb_buffer_pool_size=1G` (every table stays in
+memory) and its defaults otherwise, so each commit waits for the redo
 log's fsync; `--setting innodb_flush_log_at_trx_commit=2` takes the disk
-out and leaves the CPU (the clients' included) as the limit.
+out and leaves the CPU (the clients' included) as the limit. PostgreSQL
+runs with storlab's managed defaults (docs/db.md), each commit waiting for
+the WAL's fsync; `--setting synchronous_commit=off` takes the disk out.
 
 The raw results replace the entry db_vs_sysbench of bench/results.json; each comparison
 adds a row to bench/RESULTS.md: the median of the per-run tps ratios
@@ -72,6 +78,7 @@ sysbench's (ratio <= 1) and its throughput at least 0.97 of sysbench's.
 
     .venv/bin/python bench/db_vs_sysbench.py                # 5 rounds of 10 s runs at 1, 4 and 8 users
     .venv/bin/python bench/db_vs_sysbench.py --quick        # 1 round of 3 s runs at 1 and 4 users, to try
+    .venv/bin/python bench/db_vs_sysbench.py --server postgres --rounds 3
 """
 
 from __future__ import annotations
@@ -94,11 +101,12 @@ sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _common import record  # noqa: E402
+from storlab.db.managed import ManagedPostgres  # noqa: E402
 from storlab.db.mariadb import ManagedMariadb  # noqa: E402
 from storlab.errors import DatabaseError  # noqa: E402
 
 STORLAB = str(ROOT / ".venv" / "bin" / "storlab")
-WORKLOAD = str(ROOT / "bench" / "db_vs_sysbench_write_only.toml")
+WORKLOAD = str(ROOT / "examples" / "db" / "sysbench-write-only.toml")
 TABLE_SIZE = 10_000  # the workload file's rows at scale 1; sysbench --table-size
 INSERT_DB = "sbinsert"  # sysbench's oltp_insert table, apart from the write-only one
 # sysbench's own table (oltp_common.lua, create_table), recreated empty
@@ -109,8 +117,8 @@ SBTEST = ("DROP TABLE IF EXISTS sbtest1; CREATE TABLE sbtest1 (id INTEGER NOT NU
 COMPARISONS = {"insert": "oltp_insert", "insert_file": "oltp_insert", "write_only": "oltp_write_only",
                "read_write": "oltp_read_write", "read_only": "oltp_read_only"}
 WORKLOADS = {"insert_file": str(ROOT / "bench" / "db_vs_sysbench_insert.toml"), "write_only": WORKLOAD,
-             "read_write": str(ROOT / "bench" / "db_vs_sysbench_read_write.toml"),
-             "read_only": str(ROOT / "bench" / "db_vs_sysbench_read_only.toml")}
+             "read_write": str(ROOT / "examples" / "db" / "sysbench-read-write.toml"),
+             "read_only": str(ROOT / "examples" / "db" / "sysbench-read-only.toml")}
 # The comparisons on sysbench's sbtest1 of 10,000 rows, loaded once by storlab.
 ON_SBTEST1 = ("write_only", "read_write", "read_only")
 
@@ -126,9 +134,9 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[str, float]:
     return r.stdout, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def run_sysbench(sysbench: str, script: str, db: str, port: int, users: int, secs: int, env: dict[str, str]) -> dict:
-    out, cpu = timed([sysbench, script, "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={port}",
-                      "--mysql-user=root", f"--mysql-db={db}", "--tables=1", f"--table-size={TABLE_SIZE}",
+def run_sysbench(sysbench: str, script: str, conn: list[str], users: int, secs: int, env: dict[str, str]) -> dict:
+    """One sysbench run; `conn` its driver's options (--db-driver=…, host, port, user, database)."""
+    out, cpu = timed([sysbench, script, *conn, "--tables=1", f"--table-size={TABLE_SIZE}",
                       "--rand-type=uniform", f"--threads={users}", f"--time={secs}", "--events=0", "run"], env)
     m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out)
     if m is None:
@@ -139,15 +147,47 @@ def run_sysbench(sysbench: str, script: str, db: str, port: int, users: int, sec
             "ignored_errors": int(errs.group(1)) if errs else 0}
 
 
-def run_storlab(comparison: str, dsn: str, users: int, secs: int, threads: int, env: dict[str, str]) -> dict:
+def run_storlab(comparison: str, db: list[str], users: int, secs: int, threads: int, env: dict[str, str]) -> dict:
+    """One storlab run; `db` its --db (and --dsn) options."""
     wl = ["--workload", "insert", "--commit-every", "1", "--rows-per-user", "1000000000"] if comparison == "insert" \
         else ["--workload", WORKLOADS[comparison]]
-    out, cpu = timed([STORLAB, "bench", "db", *wl, "--db", "mysql", "--dsn", dsn, "--vus", str(users),
+    out, cpu = timed([STORLAB, "bench", "db", *wl, *db, "--vus", str(users),
                       "--threads", str(threads), "--duration", str(secs), "--rampup", "0", "--json"], env)
     run = json.loads(out)["runs"][0]
     n = run["transactions"]
     return {"tps": run["tpm_client"] / 60, "txns": n, "cpu_s": cpu, "cpu_us_per_txn": cpu / n * 1e6,
             "window_cpu_us_per_txn": run["client_cpu_us_per_txn"], "errors": run["errors"]}
+
+
+def managed_server(kind: str, folder: Path, max_connections: int, settings: dict[str, str]):
+    """The managed server both tools run on: MariaDB or PostgreSQL."""
+    if kind == "mariadb":
+        return ManagedMariadb(folder, max_connections=max_connections, settings=settings)
+    return ManagedPostgres(folder, max_connections=max_connections, settings=settings)
+
+
+def connections(kind: str, srv, settings: dict[str, str]):
+    """How each tool reaches the server: the environment (no client
+    variables of the user's), sysbench's driver options and storlab's --db
+    options for a database name, and the server's description."""
+    if kind == "mariadb":
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MYSQL")}
+        srv.sql(f"CREATE DATABASE IF NOT EXISTS {INSERT_DB}")
+        base = srv.dsn.rsplit("/", 1)[0]
+        return (env,
+                lambda db: ["--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={srv.port}", "--mysql-user=root",
+                            f"--mysql-db={db}"],
+                lambda db: ["--db", "mysql", "--dsn", f"{base}/{db}"],
+                {"version": srv.sql("SELECT VERSION()").strip(), "settings": settings, "reached": f"127.0.0.1:{srv.port}"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    m = dict(re.findall(r"(\w+)=(\S+)", srv.conninfo))
+    # storlab's workload tables go into the cluster's own database, whatever
+    # name the comparison gives them.
+    return (env,
+            lambda db: ["--db-driver=pgsql", f"--pgsql-host={m['host']}", f"--pgsql-port={m['port']}",
+                        f"--pgsql-user={m['user']}", f"--pgsql-db={m['dbname']}"],
+            lambda db: ["--db", srv.conninfo],
+            {"version": srv.sql("SELECT version()").strip(), "settings": settings, "reached": "Unix socket"})
 
 
 def summarize(runs: list[dict]) -> dict:
@@ -175,15 +215,19 @@ def main() -> None:
     ap.add_argument("--time", type=int, default=10, help="seconds per run")
     ap.add_argument("--only", choices=sorted(COMPARISONS), action="append", help="run this comparison only (repeatable)")
     ap.add_argument("--storlab-threads", type=int, default=0, help="storlab --threads (0: one event loop per core, at most one per user)")
+    ap.add_argument("--server", choices=("mariadb", "postgres"), default="mariadb",
+                    help="the managed server both tools run on (postgres: the sbtest1 comparisons only)")
     ap.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE",
-                    help="a mariadbd setting on top of innodb_buffer_pool_size=1G (repeatable)")
+                    help="a server setting (mariadbd: on top of innodb_buffer_pool_size=1G; repeatable)")
     ap.add_argument("--quick", action="store_true", help="one round of 3 s runs at 1 and 4 users, to try the script; records nothing")
     a = ap.parse_args()
     if a.quick:
         a.rounds, a.time, a.users = 1, 3, "1,4"
     users = [int(u) for u in a.users.split(",")]
-    comparisons = a.only or list(COMPARISONS)
-    settings = {"innodb_buffer_pool_size": "1G"}
+    comparisons = a.only or (list(COMPARISONS) if a.server == "mariadb" else list(ON_SBTEST1))
+    if a.server == "postgres" and set(comparisons) - set(ON_SBTEST1):
+        ap.error(f"--server postgres runs {', '.join(ON_SBTEST1)} only: the insert comparisons' table is MySQL's")
+    settings = {"innodb_buffer_pool_size": "1G"} if a.server == "mariadb" else {}
     for s in a.setting:
         k, sep, v = s.partition("=")
         if not sep:
@@ -202,15 +246,12 @@ def main() -> None:
     runs: list[dict] = []
     server: dict = {}
     try:
-        with ManagedMariadb(base / "db", max_connections=2 * max(users) + 20, settings=settings) as my:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("MYSQL")}
-            dsn, port = my.dsn, my.port
-            server = {"version": my.sql("SELECT VERSION()").strip(), "settings": settings}
-            my.sql(f"CREATE DATABASE IF NOT EXISTS {INSERT_DB}")
+        with managed_server(a.server, base / "db", 2 * max(users) + 20, settings) as srv:
+            env, sb_conn, sl_db, server = connections(a.server, srv, settings)
             if any(c in comparisons for c in ON_SBTEST1):  # storlab loads sbtest1 from the workload file once
-                timed([STORLAB, "bench", "db", "--workload", WORKLOAD, "--db", "mysql", "--dsn", dsn, "--vus", "1",
+                timed([STORLAB, "bench", "db", "--workload", WORKLOAD, *sl_db("storlab"), "--vus", "1",
                        "--duration", "1", "--rampup", "0", "--json"], env)
-            print(f"{version}, {server['version']} on 127.0.0.1:{port}; {a.rounds} rounds of {a.time} s runs at {users} users",
+            print(f"{version}, {server['version']} ({server['reached']}); {a.rounds} rounds of {a.time} s runs at {users} users",
                   file=sys.stderr)
             k = 0
             for rnd in range(a.rounds):
@@ -221,14 +262,13 @@ def main() -> None:
                         k += 1
                         got: dict = {"round": rnd + 1, "users": u, "comparison": c, "first": order[0]}
                         for tool in order:
+                            db = "storlab" if c in ON_SBTEST1 else INSERT_DB
                             if c not in ON_SBTEST1:  # both start from empty tables
-                                my.sql(f"DROP TABLE IF EXISTS storlab_insert; {SBTEST}", dbname=INSERT_DB)
+                                srv.sql(f"DROP TABLE IF EXISTS storlab_insert; {SBTEST}", dbname=INSERT_DB)
                             if tool == "sysbench":
-                                got["sysbench"] = run_sysbench(sysbench, COMPARISONS[c], INSERT_DB if c not in ON_SBTEST1 else "storlab",
-                                                               port, u, a.time, env)
+                                got["sysbench"] = run_sysbench(sysbench, COMPARISONS[c], sb_conn(db), u, a.time, env)
                             else:
-                                got["storlab"] = run_storlab(c, dsn.rsplit("/", 1)[0] + "/" + (INSERT_DB if c not in ON_SBTEST1 else "storlab"),
-                                                             u, a.time, a.storlab_threads, env)
+                                got["storlab"] = run_storlab(c, sl_db(db), u, a.time, a.storlab_threads, env)
                         s, t = got["sysbench"], got["storlab"]
                         got["tps_ratio"] = t["tps"] / s["tps"]
                         got["cpu_ratio"] = t["cpu_us_per_txn"] / s["cpu_us_per_txn"]
@@ -268,7 +308,9 @@ def main() -> None:
                 "write_only": "workload file (oltp_write_only's statements) / sysbench oltp_write_only",
                 "read_write": "workload file (oltp_read_write's statements) / sysbench oltp_read_write",
                 "read_only": "workload file (oltp_read_only's statements) / sysbench oltp_read_only"}[c]
-        record("db_vs_sysbench", f"bench db {what} on managed MariaDB, tps, {a.rounds} rounds of {a.time} s; "
+        on = {"mariadb": "MariaDB", "postgres": "PostgreSQL"}[a.server]
+        record("db_vs_sysbench" if a.server == "mariadb" else "db_vs_sysbench_postgres",
+               f"bench db {what} on managed {on}, tps, {a.rounds} rounds of {a.time} s; "
                f"medians {per} (`{cmd}`)", s["median_tps_ratio"], *s["tps_ratio_range"], raw)
 
 

@@ -546,3 +546,37 @@ def test_all_warehouses_spreads_one_user_over_every_warehouse(storlab, where):
     db = sqlite3.connect(d / "storlab.sqlite")
     grown = dict(db.execute("SELECT d_w_id, sum(d_next_o_id) - 10 * 3001 FROM district GROUP BY d_w_id").fetchall())
     assert grown[1] > 0 and grown[2] > 0, grown
+
+
+SYSBENCH = ROOT / "examples" / "db"
+
+
+def test_sysbench_files_keep_sysbenchs_table(storlab, where):
+    """sysbench's oltp_* transactions on its sbtest1 (10,000 rows at scale 1,
+    sysbench --table-size): the read-only one changes nothing; the
+    read-write one deletes a row and inserts it again under the same id in
+    every transaction, so the ids stay exactly 1..10,000, with c and pad of
+    sysbench's lengths (oltp_common.lua)."""
+    d = where / "sb"
+    rec = bench(storlab, "--workload", str(SYSBENCH / "sysbench-read-only.toml"), "--db", "sqlite", "--dir", str(d),
+                "--vus", "1", "--duration", "2", "--rampup", "0", "--keep")
+    ro = rec["results"][0]["txn"]["read_only"]
+    assert ro["errors"] == 0 and ro["commits"] > 20
+    db = sqlite3.connect(d / "storlab.sqlite")
+    before = db.execute("SELECT count(*), sum(k), min(id), max(id) FROM sbtest1").fetchone()
+    db.close()
+    assert (before[0], before[2], before[3]) == (10_000, 1, 10_000)
+    again = bench(storlab, "--workload", str(SYSBENCH / "sysbench-read-only.toml"), "--db", "sqlite", "--dir", str(d),
+                  "--vus", "1", "--duration", "1", "--rampup", "0", "--keep")
+    assert again["results"][0]["txn"]["read_only"]["commits"] > 0
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT count(*), sum(k), min(id), max(id) FROM sbtest1").fetchone() == before
+    db.close()
+    rw = bench(storlab, "--workload", str(SYSBENCH / "sysbench-read-write.toml"), "--db", "sqlite", "--dir", str(d),
+               "--vus", "1", "--duration", "2", "--rampup", "0", "--keep")["results"][0]["txn"]["read_write"]
+    assert rw["errors"] == 0 and rw["commits"] > 20
+    db = sqlite3.connect(d / "storlab.sqlite")
+    assert db.execute("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM sbtest1").fetchone() == (10_000, 10_000, 1, 10_000)
+    # The rows inserted again carry sysbench's lengths: c 119, pad 59 characters.
+    assert db.execute("SELECT max(length(c)), min(length(c)), max(length(pad)) FROM sbtest1").fetchone() == (119, 119, 59)
+    db.close()
