@@ -1,5 +1,5 @@
 """Accuracy of the database model for a workload file's profile: does the
-shipped profile (`tpce-postgresql`, `tpcb-postgresql`) predict real
+shipped profile (`tpce-postgresql`, `tpcb-postgresql`, `sysbench-*-postgresql`) predict real
 `storlab bench db` runs of its workload file at scales and VU counts it was
 not recorded at?
 
@@ -18,6 +18,7 @@ not recorded at?
 
     python bench/workload_accuracy.py --workload examples/db/tpce-like.toml --profile tpce-postgresql --scales 1,4
     python bench/workload_accuracy.py --workload examples/db/tpcb-like.toml --profile tpcb-postgresql --scales 4,32
+    python bench/workload_accuracy.py --workload examples/db/sysbench-read-write.toml --profile sysbench-read-write-postgresql --scales 10,60 --rounds 2
 
 On a disk whose host acknowledges writes from a cache, `bench disk
 --calibrate-out` refuses CrystalDiskMark's preset (its sequential writes run

@@ -239,7 +239,8 @@ def fails(storlab, path, *needles):
 def test_unknown_profile_lists_the_shipped_ones(storlab, scenario):
     fails(storlab, scenario(db_scenario(profile="tpcc-postgres")), "s.toml", "workload.database.profile",
           "unknown profile 'tpcc-postgres'", "did you mean 'tpcc-postgresql'",
-          "insert-postgresql, tpcb-postgresql, tpcc-mariadb, tpcc-postgresql, tpce-postgresql")
+          "insert-postgresql, sysbench-read-only-postgresql, sysbench-read-write-postgresql, tpcb-postgresql, "
+          "tpcc-mariadb, tpcc-postgresql, tpce-postgresql")
 
 
 def test_profile_of_another_schema_version(storlab, scenario, tmp_path):

@@ -248,6 +248,9 @@ def test_tpcb_like_workload_file_on_postgres_at_scale_2(storlab, server):
                 "--rampup", "0")
     assert rec["results"][0]["txn"]["tpcb"]["errors"] == 0
     assert psql(server, "SELECT count(*), max(bid) FROM pgbench_accounts") == [["200000", "2"]]
+    # The fresh load was vacuumed and analysed, as pgbench -i leaves it.
+    assert psql(server, "SELECT relname, last_vacuum IS NOT NULL, last_analyze IS NOT NULL FROM pg_stat_user_tables"
+                        " WHERE relname = 'pgbench_accounts'") == [["pgbench_accounts", "t", "t"]]
     tpcb_balances_add_up(psql(server,
         "SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(tbalance) FROM pgbench_tellers),"
         " (SELECT sum(bbalance) FROM pgbench_branches), (SELECT coalesce(sum(delta), 0) FROM pgbench_history),"

@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn bad_fields_are_one_line_with_file_entry_and_field() {
         for (body, needle) in [
-            ("profile = \"tpcc-postgres\"\nscale = 1\nvus = [1]", "s.toml: workload.database.profile: unknown profile 'tpcc-postgres' — did you mean 'tpcc-postgresql'? — shipped profiles: insert-mariadb, insert-postgresql, tpcb-postgresql, tpcc-mariadb, tpcc-postgresql, tpce-postgresql"),
+            ("profile = \"tpcc-postgres\"\nscale = 1\nvus = [1]", "s.toml: workload.database.profile: unknown profile 'tpcc-postgres' — did you mean 'tpcc-postgresql'? — shipped profiles: insert-mariadb, insert-postgresql, sysbench-read-only-postgresql, sysbench-read-write-postgresql, tpcb-postgresql, tpcc-mariadb, tpcc-postgresql, tpce-postgresql"),
             ("profile = \"tpcc-postgresql\"\nscale = 0\nvus = [1]", "s.toml: workload.database.scale: 0 warehouses — the scale must be above 0 — nearest valid value 1"),
             ("profile = \"tpcc-postgresql\"\nscale = 2e9\nvus = [1]", "s.toml: workload.database.scale: 2000000000 warehouses — the scale must be at most 1e9 — nearest valid value 1000000000"),
             ("profile = \"tpcc-postgresql\"\nscale = 1\nvus = [1]\nduration_s = 1e9", "s.toml: workload.database.duration_s: 1000000000 — must be at most a year — nearest valid value 31536000"),
