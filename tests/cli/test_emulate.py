@@ -163,6 +163,12 @@ def test_refuses_a_non_empty_mount_point_and_a_foreign_backing_folder(tmp_path, 
     r = run("emulate", str(scenario), "--config", "nope", "--backing", str(tmp_path / "b2"), "--mount", str(tmp_path / "empty"))
     assert r.returncode == 1
     assert "no config 'nope'" in r.stderr and "gp3" in r.stderr
+    # A pool the config does not have: refused before anything is mounted,
+    # naming the pools it has (gp3-slow's roles are data and log).
+    r = run("emulate", str(scenario), "--config", "gp3-slow", "--pool", "temp", "--backing", str(tmp_path / "b3"), "--mount", str(tmp_path / "empty"))
+    assert r.returncode == 1
+    assert "config 'gp3-slow' has no pool 'temp' — pools: data, log" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
     assert not _mounted(tmp_path / "empty")
 
 

@@ -24,7 +24,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use storlab_model::deployment::{resolve_all, Deployment};
-use storlab_model::limits::primary_pool;
 use storlab_model::scenario::ScenarioFile;
 use storlab_model::{Catalog, ModelError};
 use storlab_record::{EmulateRun, Engine, RecordExtra, RunRecord};
@@ -337,15 +336,12 @@ pub fn emulate(
 /// The index of the pool of `dep` that target `t` emulates: its role's, or
 /// the primary pool without one.
 fn pool_of(file: &str, dep: &Deployment, t: &Target) -> Result<usize, EmulateError> {
-    match &t.role {
-        None => Ok(dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0)),
-        Some(r) => dep.pools.iter().position(|p| p.role.name() == r).ok_or_else(|| EmulateError::NoPool {
-            file: file.into(),
-            config: dep.name.clone(),
-            role: r.clone(),
-            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
-        }),
-    }
+    dep.pool_index(t.role.as_deref()).map_err(|valid| EmulateError::NoPool {
+        file: file.into(),
+        config: dep.name.clone(),
+        role: t.role.clone().unwrap_or_default(),
+        valid,
+    })
 }
 
 /// Refuses a target whose mount point and backing folder overlap or cannot

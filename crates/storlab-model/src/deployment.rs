@@ -353,6 +353,16 @@ pub fn resolve_all(cat: &Catalog, file: &str, sc: &ScenarioFile) -> Result<Vec<D
 }
 
 impl Deployment {
+    /// The index of the pool with `role` (one of its roles' names), or of
+    /// the primary pool without one; an unknown role gives the roles it has,
+    /// for the caller's error.
+    pub fn pool_index(&self, role: Option<&str>) -> std::result::Result<usize, String> {
+        match role {
+            None => Ok(self.pools.iter().position(|p| std::ptr::eq(p, crate::limits::primary_pool(self))).unwrap_or(0)),
+            Some(r) => self.pools.iter().position(|p| p.role.name() == r).ok_or_else(|| self.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", ")),
+        }
+    }
+
     /// Every credit bucket's balance at the start, a percent of its
     /// capacity (`None`: full), as `buckets_at_start` gives it.
     pub fn start_buckets(&mut self, start: Option<f64>) {

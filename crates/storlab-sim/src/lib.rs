@@ -25,7 +25,6 @@ use engine::{run_jobs, DeploymentState, JobOutcome, JobSpec, Latencies};
 use storlab_model::pacing::{PacerId, PacerSet, Secs};
 use storlab_workload::Job;
 use storlab_model::deployment::Deployment;
-use storlab_model::limits::primary_pool;
 use storlab_model::resources::{Kind, PoolPlan};
 use storlab_model::scenario::ScenarioFile;
 use storlab_model::{Catalog, ModelError};
@@ -346,16 +345,13 @@ pub fn series_sink(dep: &Deployment, st: &mut DeploymentState, period: f64) -> s
 pub use storlab_workload::groups::{report_groups, run_groups};
 
 fn pool_of(file: &str, dep: &Deployment, job: &Job) -> Result<usize, SimError> {
-    match &job.pool {
-        None => Ok(dep.pools.iter().position(|p| std::ptr::eq(p, primary_pool(dep))).unwrap_or(0)),
-        Some(role) => dep.pools.iter().position(|p| p.role.name() == role).ok_or_else(|| SimError::NoPool {
-            file: file.to_string(),
-            config: dep.name.clone(),
-            job: job.name.clone(),
-            role: role.clone(),
-            valid: dep.pools.iter().map(|p| p.role.name()).collect::<Vec<_>>().join(", "),
-        }),
-    }
+    dep.pool_index(job.pool.as_deref()).map_err(|valid| SimError::NoPool {
+        file: file.to_string(),
+        config: dep.name.clone(),
+        job: job.name.clone(),
+        role: job.pool.clone().unwrap_or_default(),
+        valid,
+    })
 }
 
 /// One result for one job, or for the jobs of a reporting group as one
