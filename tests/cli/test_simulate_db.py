@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 import signal
 import subprocess
 import sys
@@ -689,3 +691,47 @@ def test_a_tpce_like_profile_is_simulated_in_tpse(storlab, scenario, tmp_path):
     bad.write_text(db_scenario(profile=str(tmp_path / "bad.toml"), vus="[1]"))
     r = storlab("simulate", str(bad))
     assert r.returncode != 0 and "headline.transaction" in r.stderr and "'trade_result'" in r.stderr, r.stderr
+
+
+def test_the_host_read_cache_serves_the_buffer_pools_misses_by_hand(storlab, scenario, tmp_path):
+    # One user, 10 page accesses and nothing else a transaction, on a
+    # DS4_v2 (host cache 344 GiB) with one P30. The data: 688 units of
+    # 1 GiB = 688 GiB; the database cache 6.88 GiB = 0.01 of it, where the
+    # curve misses 0.5: 5 reads a transaction. The host cache holds 344 /
+    # 688 = 0.5 of the data, where the curve misses 0.1, so with ReadOnly
+    # caching 1 - 0.1 / 0.5 = 80 % of those reads are hits and 20 % go to
+    # the disk; with caching None all 5 go to the disk.
+    prof = CPU_PROFILE.replace("cpu_us = 1000.0", "cpu_us = 1.0").replace("page_accesses = 0.0", "page_accesses = 10.0")
+    prof = prof.replace("bytes_per_scale_unit = 1.0e8", "bytes_per_scale_unit = 1073741824.0")
+    prof = prof.replace("cache_fraction = [0.1, 1.0]\nmiss_ratio = [0.2, 0.0]", "cache_fraction = [0.01, 0.5, 1.0]\nmiss_ratio = [0.5, 0.1, 0.0]")
+    (tmp_path / "reads.toml").write_text(prof)
+    cfg = """
+[configs.{name}]
+host = "azure/vm/Standard_DS4_v2"
+[[configs.{name}.pools]]
+role = "all"
+device = "azure/premium-ssd/P30"
+host_cache = "{mode}"
+"""
+    configs = cfg.format(name="cached", mode="readonly") + cfg.format(name="none", mode="none")
+    rec = run_json(storlab, scenario(db_scenario(profile="reads.toml", scale="688", vus="[1]",
+                                                 extra="db_memory_gib = 6.88", configs=configs)))
+    by = {r["config"]: r for r in rec["results"]}
+    # The binding counts the run's own reads: 80 % give or take the draws.
+    share = re.search(r"\((\d+) % from the host cache\)", by["cached"]["binding"])
+    assert share and 78 <= int(share.group(1)) <= 82, by["cached"]["binding"]
+    assert "host cache" not in by["none"]["binding"]
+    (said,) = [a for a in rec["inputs"]["assumptions"] if "host read cache" in a]
+    assert "config cached" in said and "344 GiB" in said and "serves 80 %" in said, said
+    # A read's mean: the catalog's log-normal medians with their p99s.
+    from storlab.api import open_catalog
+    cat = open_catalog()[0]
+    lat = {d: cat.latency(d) for d in ("azure/premium-ssd/P30", "azure/host-cache")}
+
+    def mean(x: dict, key: str) -> float:
+        sigma = math.log(x[f"{key}_p99_us"] / x[f"{key}_median_us"]) / 2.3263478740408408
+        return x[f"{key}_median_us"] * math.exp(sigma * sigma / 2)
+
+    disk, hit = mean(lat["azure/premium-ssd/P30"], "read"), mean(lat["azure/host-cache"], "read")
+    assert by["none"]["time_us"]["data_reads"] == pytest.approx(5 * disk, rel=0.06)
+    assert by["cached"]["time_us"]["data_reads"] == pytest.approx(5 * (0.8 * hit + 0.2 * disk), rel=0.06)

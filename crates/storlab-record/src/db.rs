@@ -133,6 +133,10 @@ pub struct DbJob {
     pub rows_target: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_s: Option<f64>,
+    /// A simulation with `cold_cache`: when the database cache was full, s
+    /// from the start of the run (absent while it still filled at the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_full_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commits: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

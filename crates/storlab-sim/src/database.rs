@@ -179,6 +179,11 @@ fn workload_assumptions(db: &Database) -> Vec<String> {
             assumptions.push(format!("writeback_delay_s: no data write-back before {delay:.0} s, as on a freshly started server (Linux writes a dirty page back once it is 30 s old){window}"));
         }
     }
+    assumptions.push(if db.cold_cache {
+        "cold_cache: the database's cache (and a host read cache) start empty, as after a restart, and fill one page a miss; while filling, a cache holding a share of the data misses as the profile's curve at that share (every access below its first point: from 1 at empty); each result's cache_full_s says when the database cache was full. Dirtied pages and write-back are the steady state's".to_string()
+    } else {
+        "the caches are warm from the start, as HammerDB and sysbench measure after their ramp-up: misses at the steady state's ratio (cold_cache = true fills them from empty)".to_string()
+    });
     match &db.profile.writeback {
         Some(w) => assumptions.push(format!(
             "data write-back, by the recording's checkpoint settings where a config's I/O rules do not say otherwise: a checkpoint every {:.0} s or once {:.0} MB of WAL is written, whichever is first, writing the distinct pages dirtied since the last in runs of contiguous pages of up to {:.0} KiB, from the profile's write-back curve",
@@ -252,6 +257,17 @@ fn prepare_config(cat: &Catalog, dep: &Deployment, db: &Database, notes: &mut No
     let cache_bytes = pool.as_ref().map(|p| p.0).or(db_memory).unwrap_or(memory_gib * (1u64 << 30) as f64 * DB_MEMORY_SHARE);
     let data_bytes = db.profile.data_bytes(db.scale);
     let miss = db.profile.mrc.miss_ratio_at(cache_bytes / data_bytes.max(1.0));
+    let data_pool = crate::db::pool_for(dep, storlab_model::scenario::Role::Data, 0);
+    let host_hit = crate::db::host_cache_hit(dep, data_pool, &db.profile, cache_bytes, data_bytes.max(1.0));
+    if dep.pools[data_pool].host_cache != storlab_model::scenario::HostCacheMode::None {
+        notes.assumptions.push(format!(
+            "config {}: the {} pool's host read cache ({}) sees the database cache's misses and keeps what it read; as an inclusive two-level LRU (Wong and Wilkes, USENIX ATC 2002) the two miss about as the larger alone, so it serves {:.0} % of the data reads, and the rest go to the disks",
+            dep.name,
+            dep.pools[data_pool].role.name(),
+            dep.host.cache_gib.map_or("no published size: taken to hold the data".to_string(), |g| format!("{g} GiB")),
+            100.0 * host_hit
+        ));
+    }
     let gib = |b: f64| b / (1u64 << 30) as f64;
     notes.assumptions.push(format!(
         "config {}: database cache {:.1} GiB ({}) for {:.1} GiB of data at scale {}{}: {:.2} of the data cached, miss ratio {:.4}; {}",
@@ -569,6 +585,7 @@ pub fn db_params(db: &Database, ci: usize, vus: u32, db_memory_bytes: Option<f64
         random_homes: db.random_homes,
         writeback_delay_s: db.writeback_delay_s.unwrap_or(WRITEBACK_DELAY_S),
         steady: db.steady_state,
+        cold_cache: db.cold_cache,
     }
 }
 
@@ -875,6 +892,7 @@ fn push_result(rec: &mut RunRecord, dep: &Deployment, db: &Database, r: DbResult
         rows_per_min_stdev: sd(s.rows_per_min).filter(|_| insert),
         rows_target: rows_target.map(|t| t.round() as u64),
         finish_s,
+        cache_full_s: r.cache_full_s.map(|t| round(t, 1)),
         commits: insert.then(|| r.txn.iter().map(|t| t.count).sum()),
         cpu_utilization: Some(round(r.cpu_utilization, 4)),
         pools: Some(pools),

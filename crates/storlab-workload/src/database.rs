@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Fields of `[workload.database]`.
 pub const FIELDS: &[&str] =
-    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state", "accept_suspect", "rows_per_user"];
+    &["profile", "scale", "vus", "rampup_s", "duration_s", "db_memory_gib", "think_time_ms", "max_vus", "usl_alpha", "usl_beta", "home_warehouses", "writeback_delay_s", "steady_state", "accept_suspect", "rows_per_user", "cold_cache"];
 /// Fields of `[workload]` beside a database workload.
 pub const WORKLOAD_FIELDS: &[&str] = &["database", "seed", "period_s"];
 
@@ -65,6 +65,10 @@ pub struct Database {
     /// The insert storm's rows per user: each result then says when all
     /// the users' rows are in (`finish_s`).
     pub rows_per_user: Option<f64>,
+    /// The database's cache (and a host read cache) start empty and fill
+    /// one page a miss, as after a restart; `false`: warm, as HammerDB and
+    /// sysbench measure after their ramp-up.
+    pub cold_cache: bool,
     pub seed: u64,
     pub period_s: f64,
 }
@@ -233,6 +237,11 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
         Some(toml::Value::Boolean(b)) => *b,
         Some(v) => return Err(err(file, &at("accept_suspect"), format!("{v} — give true (simulate a suspect profile with a warning) or false (refuse it)"))),
     };
+    let cold_cache = match db.get("cold_cache") {
+        None => false,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(v) => return Err(err(file, &at("cold_cache"), format!("{v} — give true (the caches start empty, as after a restart) or false (warm, as after a ramp-up)"))),
+    };
     let rows_per_user = match db.get("rows_per_user") {
         None => None,
         Some(v) => {
@@ -246,7 +255,7 @@ pub fn from_table(file: &str, dir: &Path, profiles_dir: &Path, t: &toml::Table) 
             Some(n)
         }
     };
-    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, rows_per_user, seed, period_s })
+    Ok(Database { profile_ref: pref.to_string(), profile_file: path, profile, scale, vus, rampup_s, duration_s, db_memory_gib, think_time_ms, usl, random_homes, writeback_delay_s, steady_state, accept_suspect, rows_per_user, cold_cache, seed, period_s })
 }
 
 /// `vus`: a list of counts, or "auto" with its `max_vus`.

@@ -420,6 +420,18 @@ impl Mrc {
         }
         ys[ys.len() - 1]
     }
+
+    /// The miss ratio of a cache filling from empty that holds `fraction`
+    /// of the data: it holds the distinct pages referenced so far, the
+    /// pages an LRU cache of that size would hold, so the curve applies,
+    /// but from an empty cache's 1 (every access misses) below the first
+    /// recorded point, where `miss_ratio_at` holds that point's ratio.
+    pub fn miss_ratio_filling(&self, fraction: f64) -> f64 {
+        match (self.cache_fraction.first(), self.miss_ratio.first()) {
+            (Some(&x0), Some(&y0)) if x0 > 0.0 && fraction < x0 => 1.0 + fraction.max(0.0) / x0 * (y0 - 1.0),
+            _ => self.miss_ratio_at(fraction),
+        }
+    }
 }
 
 /// The first line of every profile file.

@@ -46,6 +46,7 @@
 //! pool logs on its data pool.
 
 mod run;
+pub(crate) use run::host_cache_hit;
 
 use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::iorules::Rules;
@@ -233,6 +234,8 @@ pub struct DbParams {
     pub writeback_delay_s: f64,
     /// End the window early once the throughput is steady (`steady_state`).
     pub steady: bool,
+    /// The caches start empty (`cold_cache`).
+    pub cold_cache: bool,
 }
 
 /// Steady state, as fio's `steadystate` ends a job: the window is cut into
@@ -326,6 +329,9 @@ pub struct DbResult {
     pub binding: String,
     /// Miss ratio of page accesses at this memory and scale.
     pub miss_ratio: f64,
+    /// With `cold_cache`: when the database cache was full, s from the
+    /// start (None: still filling at the end).
+    pub cache_full_s: Option<f64>,
     pub commits_per_flush: f64,
     pub flushes: u64,
     /// Mean time of one log flush in the window, s.

@@ -55,6 +55,9 @@ struct Setup<'a> {
     /// InnoDB 16 KiB, Db2 4 KiB).
     page: f64,
     miss: f64,
+    /// The share of the buffer pool's misses the host's read cache serves
+    /// (Azure's ReadOnly or ReadWrite disk caching; 0 without one).
+    host_hit: f64,
     vcpus: usize,
     n: usize,
     /// The mix's cumulative shares.
@@ -107,8 +110,23 @@ struct Times {
     locks: f64,
 }
 
+/// Caches filling from empty (`cold_cache`): bytes the database cache
+/// and the host's read cache hold, each up to its size (or the data), and
+/// when the database cache was full.
+struct Fill {
+    db: f64,
+    host: f64,
+    db_cap: f64,
+    host_cap: f64,
+    data: f64,
+    full_at: Option<f64>,
+}
+
 pub(super) struct DbRun<'a> {
     s: Setup<'a>,
+    fill: Option<Fill>,
+    /// Data reads in the window, and those the host cache served.
+    window_reads: (u64, u64),
     win: Window,
     st: DeploymentState,
     sink: series::SeriesSink,
@@ -229,6 +247,28 @@ fn home_units(p: &DbParams, n: usize, units: u64) -> Vec<u64> {
     }
 }
 
+/// The share of the buffer pool's misses a host read cache serves. The
+/// host cache sees the buffer pool's misses and keeps what it read, so it
+/// holds the pages read recently, the buffer pool's own among them: an
+/// inclusive two-level LRU, whose pair misses about as the larger cache
+/// alone (Wong and Wilkes, "My cache or yours? Making storage more
+/// exclusive", USENIX ATC 2002). Misses past both are the profile's curve
+/// at the larger of the two over the data; a host that publishes no cache
+/// size holds the data, as for I/O jobs.
+pub(crate) fn host_cache_hit(dep: &Deployment, pool: usize, profile: &Profile, memory: f64, data_bytes: f64) -> f64 {
+    if dep.pools[pool].host_cache == storlab_model::scenario::HostCacheMode::None {
+        return 0.0;
+    }
+    let m1 = profile.mrc.miss_ratio_at(memory / data_bytes);
+    if m1 <= 0.0 {
+        return 0.0;
+    }
+    let Some(gib) = dep.host.cache_gib else { return 1.0 };
+    let host = gib * (1u64 << 30) as f64;
+    let both = profile.mrc.miss_ratio_at(memory.max(host) / data_bytes);
+    (1.0 - both / m1).clamp(0.0, 1.0)
+}
+
 impl<'a> DbRun<'a> {
     pub(super) fn new(dep: &'a Deployment, profile: &'a Profile, p: &'a DbParams, lats: &'a [Latencies]) -> DbRun<'a> {
         let mut st = DeploymentState::for_deployment(dep);
@@ -274,6 +314,7 @@ impl<'a> DbRun<'a> {
             speed,
             page,
             miss: profile.mrc.miss_ratio_at(memory / data_bytes),
+            host_hit: host_cache_hit(dep, data, profile, memory, data_bytes),
             vcpus: dep.host.vcpus.unwrap_or(1.0).max(1.0) as usize,
             n,
             cum,
@@ -303,7 +344,21 @@ impl<'a> DbRun<'a> {
             vu.reads_left = u32::MAX; // not started
         }
         let empties = st.pacers.empties;
+        let fill = p.cold_cache.then(|| Fill {
+            db: 0.0,
+            host: 0.0,
+            db_cap: memory.min(data_bytes),
+            host_cap: if dep.pools[data].host_cache == storlab_model::scenario::HostCacheMode::None {
+                0.0
+            } else {
+                dep.host.cache_gib.map_or(data_bytes, |g| g * (1u64 << 30) as f64).min(data_bytes)
+            },
+            data: data_bytes,
+            full_at: None,
+        });
         DbRun {
+            fill,
+            window_reads: (0, 0),
             win,
             sink,
             labels,
@@ -512,10 +567,11 @@ impl<'a> DbRun<'a> {
             let x = self.rng.f64();
             let txn = self.s.cum.iter().position(|&c| x < c).unwrap_or(self.s.cum.len() - 1);
             let tp = &self.s.profile.transactions[txn];
+            let miss = self.miss_now();
             let vu = &mut self.vus[v];
             vu.txn = txn;
             vu.started = t;
-            vu.reads_left = draw_count(tp.page_accesses * self.s.miss, &mut self.rng);
+            vu.reads_left = draw_count(tp.page_accesses * miss, &mut self.rng);
             vu.commits = draw_count(tp.commits, &mut self.rng);
             let home = self.s.homes[v];
             self.wanted[v].clear();
@@ -557,7 +613,16 @@ impl<'a> DbRun<'a> {
             self.vus[v].reads_left -= 1;
             self.slice_reads += 1.0;
             let (data, page) = (self.s.data, self.s.page);
-            let done = self.reads.io(&mut self.st, &self.s.lats[data], IoClass::ReadMiss, t, &mut self.rng);
+            // Only a pool with a host cache draws, so runs without one keep
+            // their random streams.
+            let host_hit = self.host_hit_now();
+            let class = if host_hit > 0.0 && self.rng.f64() < host_hit { IoClass::ReadHit } else { IoClass::ReadMiss };
+            self.filled(t, class);
+            if inw {
+                self.window_reads.0 += 1;
+                self.window_reads.1 += u64::from(class == IoClass::ReadHit);
+            }
+            let done = self.reads.io(&mut self.st, &self.s.lats[data], class, t, &mut self.rng);
             self.sink.complete(data, true, page, done - t);
             self.win.count(&mut self.pool_ios, data, true, page, done);
             if inw {
@@ -569,6 +634,46 @@ impl<'a> DbRun<'a> {
             self.waiting.push((v, self.s.profile.transactions[vu.txn].wal_bytes));
         } else {
             self.txn_done(t, v);
+        }
+    }
+
+    /// The database cache's miss ratio now: the steady one, or while it
+    /// fills from empty the curve at what it holds.
+    fn miss_now(&self) -> f64 {
+        match &self.fill {
+            Some(f) if f.full_at.is_none() => self.s.profile.mrc.miss_ratio_filling(f.db / f.data).max(self.s.miss),
+            _ => self.s.miss,
+        }
+    }
+
+    /// The share of the database cache's misses the host cache serves now
+    /// (`host_cache_hit`'s rule at what each cache holds).
+    fn host_hit_now(&self) -> f64 {
+        match &self.fill {
+            Some(f) if f.host_cap > 0.0 && (f.host < f.host_cap || f.full_at.is_none()) => {
+                let mrc = &self.s.profile.mrc;
+                let one = mrc.miss_ratio_filling(f.db / f.data);
+                if one <= 0.0 {
+                    return 0.0;
+                }
+                (1.0 - mrc.miss_ratio_filling(f.db.max(f.host) / f.data) / one).clamp(0.0, 1.0)
+            }
+            _ => self.s.host_hit,
+        }
+    }
+
+    /// A page read into the database cache (and, from the disks, into the
+    /// host cache) while they fill.
+    fn filled(&mut self, t: f64, class: IoClass) {
+        let page = self.s.page;
+        if let Some(f) = &mut self.fill {
+            f.db = (f.db + page).min(f.db_cap);
+            if class == IoClass::ReadMiss {
+                f.host = (f.host + page).min(f.host_cap);
+            }
+            if f.full_at.is_none() && f.db >= f.db_cap {
+                f.full_at = Some(t);
+            }
         }
     }
 
@@ -801,7 +906,7 @@ impl<'a> DbRun<'a> {
 
     /// The window's figures, what bound it, and the series.
     fn finish(self) -> DbResult {
-        let DbRun { s, win, st, sink, labels, pool_ios, counts, hists, times, txn_periods, snaps, .. } = self;
+        let DbRun { s, fill, window_reads, win, st, sink, labels, pool_ios, counts, hists, times, txn_periods, snaps, .. } = self;
         let (dep, profile, p, vcpus, n, units, data) = (s.dep, s.profile, s.p, s.vcpus, s.n, s.units, s.data);
         let (w0, w1) = (win.w0, win.w1);
         let end = self.stopped_at.unwrap_or(w1).min(w1);
@@ -850,7 +955,11 @@ impl<'a> DbRun<'a> {
             }
             _ if r >= c + q && r > 0.0 => {
                 let reads = if total > 0 { pool_ios[data].reads / total as f64 } else { 0.0 };
-                format!("data read latency: {reads:.1} reads per transaction, {} of reads, {:.0} % of a transaction's time", ms(r), pct(r))
+                let hits = match window_reads {
+                    (n, h) if n > 0 && (s.host_hit > 0.0 || h > 0) => format!(" ({:.0} % from the host cache)", 100.0 * h as f64 / n as f64),
+                    _ => String::new(),
+                };
+                format!("data read latency: {reads:.1} reads per transaction{hits}, {} of reads, {:.0} % of a transaction's time", ms(r), pct(r))
             }
             _ => format!("CPU time: {} per transaction on {vcpus} vCPUs at {:.0} %{usl_note}", ms(c + q), 100.0 * cpu_utilization),
         };
@@ -890,6 +999,7 @@ impl<'a> DbRun<'a> {
             pools,
             binding,
             miss_ratio: s.miss,
+            cache_full_s: fill.as_ref().and_then(|f| f.full_at),
             commits_per_flush,
             flushes,
             flush_s,

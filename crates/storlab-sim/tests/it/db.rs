@@ -85,7 +85,7 @@ fn all_gp3(size_gib: u32) -> Deployment {
 }
 
 fn params(vus: u32) -> DbParams {
-    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0, steady: false }
+    DbParams { scale: 1000.0, vus, rampup_s: 2.0, duration_s: 20.0, seed: 1, db_memory_bytes: None, period_s: 60.0, think_time_s: 0.0, usl: None, random_homes: false, writeback_delay_s: 0.0, steady: false, cold_cache: false }
 }
 
 /// Every I/O takes exactly `ms` (a log-normal with p99 = median has σ = 0).
@@ -838,4 +838,34 @@ size_gib = 100
     for (&n, &m) in fit.vus.iter().zip(&fit.penalty) {
         assert!((m / 1.7 - 1.0).abs() <= 0.05, "{n} users: {m}");
     }
+}
+
+// A cold cache fills one page a miss. One user, 1 µs of CPU, 10 page
+// accesses, no commits, every read exactly 1 ms; the data 1,000 × 1e8 =
+// 1e11 bytes and the cache 1e9 = 0.01 of it, where the curve misses 0.6.
+// Filling from empty it misses 1 − 40 f at a share f below 0.01 (from 1
+// at empty to the first point), and every read adds one 8 KiB page: the
+// cache is full after 1e9 / 8,192 = 122,070 reads, at 122.07 s. Over those
+// 122.07 s it runs ∫ 1000 / (10 (1 − 0.4 u)) du over u = t / T, i.e.
+// (1000 T / 10) × ln(1 / 0.6) / 0.4 transactions, where a warm cache runs
+// (1000 T / 10) / 0.6: the cold run's share is 0.6 ln(1 / 0.6) / 0.4 =
+// 0.7662. Past the fill both run alike.
+#[test]
+fn a_cold_cache_fills_one_page_a_miss() {
+    let dep = deployment();
+    let lats = [constant(1.0), constant(1.0)];
+    let p = profile_with(1.0, 10.0, 0.0, 0.0, 0.0, 0.0);
+    let fill_s = 1e9 / 8192.0 * 1e-3;
+    let at = |cold_cache: bool, rampup_s: f64, duration_s: f64| {
+        run_db(&dep, &p, &DbParams { rampup_s, duration_s, db_memory_bytes: Some(1e9), cold_cache, ..params(1) }, &lats)
+    };
+    let (cold, warm) = (at(true, 0.0, fill_s), at(false, 0.0, fill_s));
+    assert!(warm.cache_full_s.is_none());
+    let full = at(true, 0.0, 1.2 * fill_s).cache_full_s.expect("the cache filled");
+    assert!((full / fill_s - 1.0).abs() < 0.01, "full at {full} s, expected {fill_s}");
+    assert!((cold.tpm / warm.tpm / 0.7662 - 1.0).abs() < 0.02, "cold / warm {}", cold.tpm / warm.tpm);
+    let (cold, warm) = (at(true, fill_s + 5.0, 30.0), at(false, fill_s + 5.0, 30.0));
+    assert!((cold.tpm / warm.tpm - 1.0).abs() < 0.02, "after the fill: cold / warm {}", cold.tpm / warm.tpm);
+    // Warm: 10 × 0.6 = 6 reads a transaction, 1 ms each.
+    assert!((warm.tpm / 60.0 / (1000.0 / 6.0) - 1.0).abs() < 0.02, "{} a second", warm.tpm / 60.0);
 }
