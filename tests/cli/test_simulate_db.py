@@ -262,6 +262,28 @@ def test_bad_vus(storlab, scenario, vus, field):
     fails(storlab, scenario(db_scenario(vus=vus)), "s.toml", field, "1")
 
 
+def test_cold_cache_is_true_or_false(storlab, scenario):
+    fails(storlab, scenario(db_scenario(extra='cold_cache = "yes"')), "s.toml", "workload.database.cold_cache",
+          '"yes"', "give true", "or false")
+
+
+def test_a_cold_cache_is_said_and_says_when_it_was_full(storlab, scenario):
+    # tpcc-postgresql at 1 warehouse on an r5.large: 75 % of its 16 GiB
+    # holds the data, so a cold cache fills and is full within 31 s; a warm
+    # one has no cache_full_s. A cold run's first seconds read every page
+    # they touch, so it runs fewer transactions than a warm one.
+    def text(extra: str) -> str:
+        return db_scenario(scale="1", vus="[4]", extra=extra).replace("duration_s = 10", "duration_s = 30")
+    cold = run_json(storlab, scenario(text("cold_cache = true"), name="cold.toml"))
+    warm = run_json(storlab, scenario(text(""), name="warm.toml"))
+    assert any(a.startswith("cold_cache: the database's cache") for a in cold["inputs"]["assumptions"])
+    assert any(a.startswith("the caches are warm from the start") for a in warm["inputs"]["assumptions"])
+    (c,), (w,) = cold["results"], warm["results"]
+    assert "cache_full_s" not in w
+    assert 0 < c["cache_full_s"] < 31, c.get("cache_full_s")
+    assert c["tpm"] < 0.95 * w["tpm"], (c["tpm"], w["tpm"])
+
+
 def test_home_warehouses_is_round_robin_or_random(storlab, scenario):
     fails(storlab, scenario(db_scenario(extra='home_warehouses = "hammerdb"')), "s.toml",
           "workload.database.home_warehouses", "'hammerdb'", '"round-robin"', '"random"')
