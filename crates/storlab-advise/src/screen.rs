@@ -112,7 +112,14 @@ pub fn database_steps(cat: &storlab_model::Catalog, dep: &Deployment, db: &Datab
     let vcpus = dep.host.vcpus.unwrap_or(1.0).max(1.0);
     let data = data_pool(dep);
     let log = pool_by_role(dep, Role::Log).unwrap_or(data);
-    let read_us = pool_latency(cat, dep, data).map_or(0.0, |l| l.device.read.mean_us());
+    // A host read cache serves its share of the misses at its hit latency
+    // and against the cached limits alone, as the simulator has it.
+    let memory = db.db_memory_gib.unwrap_or(dep.host.memory_gib.unwrap_or(0.0) * storlab_sim::db::DB_MEMORY_SHARE) * (1u64 << 30) as f64;
+    let hit = dep.pools.iter().position(|q| std::ptr::eq(q, data)).map_or(0.0, |i| storlab_sim::db::host_cache_hit(dep, i, p, memory, p.data_bytes(db.scale).max(1.0)));
+    let read_us = pool_latency(cat, dep, data).map_or(0.0, |l| {
+        let miss = l.device.read.mean_us();
+        hit * l.host_cache.map_or(miss, |h| h.read.mean_us()) + (1.0 - hit) * miss
+    });
     let flush_us = pool_latency(cat, dep, log)
         .map_or(0.0, |l| l.device.flush.unwrap_or(l.device.write).mean_us());
     let page = IoPattern {
@@ -120,7 +127,7 @@ pub fn database_steps(cat: &storlab_model::Catalog, dep: &Deployment, db: &Datab
         read: true,
         sequential: false,
     };
-    let cap_at = |full: bool| pool_ceiling(dep, data, page, full, Assumptions { read_hit_ratio: 0.0 });
+    let cap_at = |full: bool| pool_ceiling(dep, data, page, full, Assumptions { read_hit_ratio: hit });
     let mut read_cap = cap_at(true);
     if let Some(k) = from_empty {
         // min over resources of min(burst, k × baseline) = min(the burst

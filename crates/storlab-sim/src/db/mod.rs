@@ -46,7 +46,7 @@
 //! pool logs on its data pool.
 
 mod run;
-pub(crate) use run::host_cache_hit;
+pub use run::host_cache_hit;
 
 use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::iorules::Rules;

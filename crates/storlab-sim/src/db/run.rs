@@ -255,7 +255,7 @@ fn home_units(p: &DbParams, n: usize, units: u64) -> Vec<u64> {
 /// exclusive", USENIX ATC 2002). Misses past both are the profile's curve
 /// at the larger of the two over the data; a host that publishes no cache
 /// size holds the data, as for I/O jobs.
-pub(crate) fn host_cache_hit(dep: &Deployment, pool: usize, profile: &Profile, memory: f64, data_bytes: f64) -> f64 {
+pub fn host_cache_hit(dep: &Deployment, pool: usize, profile: &Profile, memory: f64, data_bytes: f64) -> f64 {
     if dep.pools[pool].host_cache == storlab_model::scenario::HostCacheMode::None {
         return 0.0;
     }
