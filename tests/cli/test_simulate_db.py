@@ -757,3 +757,20 @@ host_cache = "{mode}"
     disk, hit = mean(lat["azure/premium-ssd/P30"], "read"), mean(lat["azure/host-cache"], "read")
     assert by["none"]["time_us"]["data_reads"] == pytest.approx(5 * disk, rel=0.06)
     assert by["cached"]["time_us"]["data_reads"] == pytest.approx(5 * (0.8 * hit + 0.2 * disk), rel=0.06)
+
+
+def test_the_core_contention_term_is_said_with_its_values_and_source(storlab, scenario):
+    # The shipped TPC-C profiles carry σ₁ (measured here, 1 → 2 CPUs) and
+    # σ₂ (cited, past 2) with their source; a profile without them says it
+    # has none, and a profile whose measured term is 0 says that.
+    profiles = ROOT / "python" / "storlab" / "profiles"
+    maria = tomllib.loads((profiles / "tpcc-mariadb.toml").read_text(encoding="utf-8"))["concurrency"]
+    rec = run_json(storlab, scenario(db_scenario(profile="tpcc-mariadb", scale="2", vus="[2]"), name="m.toml"))
+    (said,) = [a for a in rec["inputs"]["assumptions"] if a.startswith("CPU per transaction grows with the backends")]
+    assert f"1 + {maria['core_contention']:.4f}·(min(p, 2) − 1) + {maria['core_contention_beyond']:.4f}·(p − 2)" in said, said
+    assert maria["core_contention_source"] in said
+    pg = run_json(storlab, scenario(db_scenario(scale="2", vus="[2]"), name="p.toml"))
+    assert any(a.startswith("CPU per transaction taken as independent of the host's cores: the profile's core "
+                            "contention term is 0") for a in pg["inputs"]["assumptions"]), pg["inputs"]["assumptions"]
+    tpcb = run_json(storlab, scenario(db_scenario(profile="tpcb-postgresql", scale="2", vus="[2]"), name="b.toml"))
+    assert any("the profile has no core contention term" in a for a in tpcb["inputs"]["assumptions"])

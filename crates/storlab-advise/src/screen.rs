@@ -141,7 +141,7 @@ pub fn database_steps(cat: &storlab_model::Catalog, dep: &Deployment, db: &Datab
     let mut out = Vec::new();
     for users in vu_steps(db) {
         let n = f64::from(users.max(1));
-        let cpu_s = base_cpu_us * p.penalty_factor(n) / speed * 1e-6;
+        let cpu_s = base_cpu_us * p.penalty_factor(n) * p.core_factor(n, vcpus) / speed * 1e-6;
         let r0 = p.outside_us_at(n) * 1e-6
             + cpu_s
             + d.reads * read_us * 1e-6

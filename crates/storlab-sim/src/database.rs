@@ -197,6 +197,21 @@ fn workload_assumptions(db: &Database) -> Vec<String> {
     assumptions
 }
 
+/// How the host's cores change the CPU per transaction: the profile's
+/// contention term, or that it has none.
+fn core_assumption(p: &storlab_workload::profile::Profile) -> String {
+    let c = &p.concurrency;
+    let src = if c.core_contention_source.is_empty() { "the profile's".to_string() } else { c.core_contention_source.clone() };
+    match p.recording_vcpus() {
+        Some(rec) if c.core_contention > 0.0 || c.core_contention_beyond > 0.0 => format!(
+            "CPU per transaction grows with the backends running at once (the users in a transaction, at most the host's vCPUs) as f(p) = 1 + {:.4}·(min(p, 2) − 1) + {:.4}·(p − 2) ({src}); the penalty above holds the recording machine's {rec} vCPUs, so a host runs each transaction at f(min(users, its vCPUs)) / f(min(users, {rec})) of it",
+            c.core_contention, c.core_contention_beyond
+        ),
+        _ if c.core_contention_source.is_empty() => "CPU per transaction taken as independent of the host's cores: the profile has no core contention term (concurrency.core_contention, measured by bench/core_contention.py), so a many-core host runs each transaction at the recording machine's CPU".to_string(),
+        _ => format!("CPU per transaction taken as independent of the host's cores: the profile's core contention term is 0 ({src})"),
+    }
+}
+
 /// The concurrency penalty and tipping-point rules, said after the
 /// configs' write paths.
 fn sweep_assumptions(db: &Database, metric: &str) -> Vec<String> {
@@ -209,6 +224,9 @@ fn sweep_assumptions(db: &Database, metric: &str) -> Vec<String> {
             "concurrency penalty as recorded on the profile's machine{cpus}: CPU per transaction {} users, held past the last count; it carries that machine's scheduler and lock hand-overs to every host",
             pts.join(", ")
         ));
+    }
+    if db.usl.is_none() {
+        assumptions.push(core_assumption(&db.profile));
     }
     assumptions.push(format!(
         "tipping point: the fewest virtual users whose {} reaches 95 % of the sweep's highest; each count is simulated once, and the recording machine's run-to-run spread is not carried to the host",

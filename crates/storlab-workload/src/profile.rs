@@ -354,6 +354,25 @@ pub struct Usl {
     /// profiles, whose penalty holds the whole of it as CPU.
     #[serde(default)]
     pub flush_wait_us: Vec<f64>,
+    /// The server's CPU per transaction growing with the backends that run
+    /// at once, in the Universal Scalability Law's contention form (Gunther,
+    /// Guerrilla Capacity Planning, 2007): a transaction's CPU at p backends
+    /// at once is f(p) = 1 + σ₁(min(p, 2) − 1) + σ₂(p − 2)⁺ times its CPU at
+    /// one. σ₁ (`core_contention`) is measured here by running the same
+    /// server on 1 CPU and on 2 (bench/core_contention.py); σ₂
+    /// (`core_contention_beyond`) is cited from a many-core measurement of
+    /// the engine, since a 2-CPU machine cannot show it. The recording
+    /// machine's own parallelism is already in `penalty`; the model carries
+    /// the rest to a host with more (or fewer) vCPUs (`core_factor`). 0 in
+    /// older profiles: no term.
+    #[serde(default)]
+    pub core_contention: f64,
+    #[serde(default)]
+    pub core_contention_beyond: f64,
+    /// Where `core_contention` and `core_contention_beyond` come from (the
+    /// command, date and spread; the cited source).
+    #[serde(default)]
+    pub core_contention_source: String,
 }
 
 fn fit_throughput() -> String {
@@ -495,6 +514,8 @@ impl Profile {
         range("concurrency.beta", c.beta, (-1.0, 1e6), "a USL coefficient")?;
         range("concurrency.outside_us", c.outside_us, (0.0, MAX_CPU_US), "a time per transaction, µs,")?;
         range("concurrency.flush_cpu_us", c.flush_cpu_us, (0.0, MAX_CPU_US), "CPU per flush, µs,")?;
+        range("concurrency.core_contention", c.core_contention, (0.0, 1.0), "a contention coefficient σ")?;
+        range("concurrency.core_contention_beyond", c.core_contention_beyond, (0.0, 1.0), "a contention coefficient σ")?;
         for (name, xs) in [("vus", &c.vus), ("throughput", &c.throughput), ("cpu_us_per_txn", &c.cpu_us_per_txn), ("wal_sync_us", &c.wal_sync_us), ("wal_syncs_per_txn", &c.wal_syncs_per_txn)] {
             for &x in xs.iter() {
                 range(&format!("concurrency.{name}"), x, (0.0, 1e12), "each value")?;
@@ -612,6 +633,34 @@ impl Profile {
         1.0 + a * (n - 1.0).max(0.0) + b * n * (n - 1.0).max(0.0)
     }
 
+    /// The recording machine's vCPUs (`provenance.machine.cpus`), where
+    /// the profile says.
+    pub fn recording_vcpus(&self) -> Option<f64> {
+        let m = self.provenance.get("machine")?.as_table()?;
+        let c = m.get("cpus").and_then(|v| v.as_integer().map(|i| i as f64).or_else(|| v.as_float()))?;
+        (c >= 1.0).then_some(c)
+    }
+
+    /// The CPU-demand factor the host's cores add to `penalty_factor` at
+    /// `n` concurrent users: the backends that run at once are min(n,
+    /// vCPUs), on the host and on the recording machine, and each
+    /// transaction's CPU grows with them as `core_contention_at`, so the
+    /// factor is f(min(n, host)) / f(min(n, recording machine)). 1 where the
+    /// profile has no term or does not say its machine's vCPUs.
+    pub fn core_factor(&self, n: f64, host_vcpus: f64) -> f64 {
+        match self.recording_vcpus() {
+            Some(rec) if host_vcpus >= 1.0 => self.core_contention_at(n.min(host_vcpus)) / self.core_contention_at(n.min(rec)),
+            _ => 1.0,
+        }
+    }
+
+    /// f(p) = 1 + σ₁(min(p, 2) − 1)⁺ + σ₂(p − 2)⁺: a transaction's CPU at
+    /// `p` backends running at once over its CPU at one.
+    pub fn core_contention_at(&self, p: f64) -> f64 {
+        let c = &self.concurrency;
+        1.0 + c.core_contention * (p.min(2.0) - 1.0).max(0.0) + c.core_contention_beyond * (p - 2.0).max(0.0)
+    }
+
     /// The CPU-demand factor at `n` concurrent users: the recorded
     /// `penalty`, linear in ln N between its counts, its first value below
     /// them and its last above; the USL factor where there is none.
@@ -705,6 +754,29 @@ mod tests {
         let e = refused(EXAMPLE, "name = \"t\"", "name = = \"t\"");
         assert!(e.starts_with("p.toml: line 6 column 8: "), "{e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+
+    // σ₁ = 0.05 measured on 2 vCPUs, σ₂ = 0.01 beyond: f(2) = 1.05,
+    // f(8) = 1.05 + 0.01 × 6 = 1.11, f(16) = 1.05 + 0.14 = 1.19. 8 users on
+    // 16 vCPUs run 8 at once, 1.11 / 1.05; 32 users run 16, 1.19 / 1.05;
+    // one user runs one anywhere; a 1-vCPU host runs one of the
+    // recording's two, 1 / 1.05.
+    #[test]
+    fn the_core_term_carries_the_backends_running_at_once() {
+        let text = EXAMPLE.replace("beta = 0.0005", "beta = 0.0005\ncore_contention = 0.05\ncore_contention_beyond = 0.01") + "\n[provenance.machine]\ncpus = 2\n";
+        let p = Profile::from_toml("t.toml", &text).unwrap();
+        assert_eq!(p.recording_vcpus(), Some(2.0));
+        assert!((p.core_factor(8.0, 16.0) - 1.11 / 1.05).abs() < 1e-12);
+        assert!((p.core_factor(32.0, 16.0) - 1.19 / 1.05).abs() < 1e-12);
+        assert_eq!(p.core_factor(1.0, 96.0), 1.0);
+        assert!((p.core_factor(8.0, 1.0) - 1.0 / 1.05).abs() < 1e-12);
+        assert_eq!(p.core_factor(8.0, 2.0), 1.0);
+        // No term, or no machine to carry it from: no factor.
+        let bare = Profile::from_toml("t.toml", &(EXAMPLE.to_string() + "\n[provenance.machine]\ncpus = 2\n")).unwrap();
+        assert_eq!(bare.core_factor(64.0, 96.0), 1.0);
+        let no_machine = Profile::from_toml("t.toml", &EXAMPLE.replace("beta = 0.0005", "beta = 0.0005\ncore_contention_beyond = 0.01")).unwrap();
+        assert_eq!(no_machine.core_factor(64.0, 96.0), 1.0);
+        assert!(refused(EXAMPLE, "beta = 0.0005", "beta = 0.0005\ncore_contention_beyond = 1.5").starts_with("p.toml: concurrency.core_contention_beyond: 1.5 — a contention coefficient σ lies in [0, 1]; nearest valid value 1"));
     }
 
     // Linear between (0.01, 0.6) and (0.1, 0.2): at 0.055, halfway, 0.4.

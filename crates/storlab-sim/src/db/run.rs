@@ -88,12 +88,13 @@ struct Setup<'a> {
 impl Setup<'_> {
     /// The USL's N is the concurrency: the users inside a transaction, not
     /// thinking (a closed network's delay station is outside the system).
-    /// A scenario's α and β override the profile's penalty; otherwise the
-    /// profile's recorded penalty (or its USL where it has none).
+    /// A scenario's α and β override the profile's penalty (they are the
+    /// host's own); otherwise the profile's recorded penalty (or its USL
+    /// where it has none), carried to the host's vCPUs (`core_factor`).
     fn usl_at(&self, a: f64) -> f64 {
         match self.p.usl {
             Some((alpha, beta)) => 1.0 + alpha * (a - 1.0).max(0.0) + beta * a * (a - 1.0).max(0.0),
-            None => self.profile.penalty_factor(a),
+            None => self.profile.penalty_factor(a) * self.profile.core_factor(a, self.vcpus as f64),
         }
     }
 }
@@ -925,7 +926,12 @@ impl<'a> DbRun<'a> {
         let pct = |x: f64| 100.0 * x / all.max(1e-12);
         let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
         let usl = if self.usl_n > 0 { self.usl_sum / self.usl_n as f64 } else { s.usl_at(n as f64) };
-        let usl_note = if usl > 1.05 { format!(", concurrency penalty ×{usl:.2} at {n} users") } else { String::new() };
+        let cores = profile.core_factor(n as f64, vcpus as f64);
+        let usl_note = match (usl > 1.05, s.p.usl.is_none() && (cores - 1.0).abs() >= 0.05) {
+            (true, true) => format!(", concurrency penalty ×{usl:.2} at {n} users (×{cores:.2} of it from the host's cores)"),
+            (true, false) => format!(", concurrency penalty ×{usl:.2} at {n} users"),
+            _ => String::new(),
+        };
         // The share of the vCPUs' busy time spent held to the baseline.
         let base = self.cpu_credits.as_ref().map_or(1.0, |c| c.1);
         let throttled = self.throttled_s / (self.cpu_busy - self.throttled_s * base + self.throttled_s).max(1e-12);

@@ -261,6 +261,33 @@ fn throughput_is_flat_past_cpu_saturation_and_falls_by_the_usl_factor() {
     assert!((simulate_db(&cat, &dep, &usl, &p).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
 }
 
+// The host's cores: 1 ms of CPU per transaction recorded on 2 vCPUs, with
+// σ₁ = 0 and σ₂ = 0.1 past 2 backends at once. On an r5.2xlarge's 8 vCPUs
+// 8 users run 8 at once: f(8) / f(2) = (1 + 0.1 × 6) / 1 = 1.6, so X = 8 /
+// 1.6 ms = 5,000/s = 300,000 TPM (480,000 without the term); 16 users
+// still run 8, the same. On an r5.large's 2 vCPUs 8 users run 2, as on the
+// recording machine: 2 / 1 ms = 120,000 TPM. A scenario's (α, β) are the
+// host's own: no factor.
+#[test]
+fn cpu_per_transaction_grows_with_the_backends_the_host_runs_at_once() {
+    let cat = common::catalog();
+    let text = profile_text(1000.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1000.0)
+        .replace("[concurrency]", "[provenance.machine]\ncpus = 2\n[concurrency]")
+        + "core_contention_beyond = 0.1\n";
+    let p = Profile::from_toml("t.toml", &text).unwrap();
+    let big = config("[configs.a]\nhost = \"aws/ec2/r5.2xlarge\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
+    for vus in [8, 16] {
+        let r = simulate_db(&cat, &big, &p, &params(vus)).unwrap();
+        assert!((r.tpm / 300_000.0 - 1.0).abs() < 0.02, "{vus} users: {} TPM", r.tpm);
+        assert!(r.binding.contains("(×1.60 of it from the host's cores)"), "{}", r.binding);
+    }
+    let small = config("[configs.a]\nhost = \"aws/ec2/r5.large\"\n[[configs.a.pools]]\nrole = \"all\"\ndevice = \"aws/ebs/gp3\"\nsize_gib = 100\n");
+    assert!((simulate_db(&cat, &small, &p, &params(8)).unwrap().tpm / 120_000.0 - 1.0).abs() < 0.01);
+    let mut own = params(8);
+    own.usl = Some((0.0, 0.0));
+    assert!((simulate_db(&cat, &big, &p, &own).unwrap().tpm / 480_000.0 - 1.0).abs() < 0.02);
+}
+
 // Storage alone: 100 page accesses at a miss ratio of 0.6 (1 GB of cache
 // for 100 GB of data) = 60 reads of 8 KiB per transaction, no commits, no
 // dirtied pages, on one gp3 at 3,000 IOPS: X = 3,000 / 60 = 50/s =
