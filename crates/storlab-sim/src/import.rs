@@ -20,7 +20,6 @@ use crate::engine::{DeploymentState, Latencies, Sink};
 use crate::rng::Rng;
 use crate::series;
 use crate::queue::EventQueue;
-use std::collections::HashMap;
 use storlab_model::deployment::Deployment;
 use storlab_model::pacing::Secs;
 use storlab_model::resources::IoClass;
@@ -64,7 +63,7 @@ pub fn run_import(dep: &Deployment, im: &Import, pools: (usize, usize, usize), l
     let (input, data, log) = pools;
     let mut st = DeploymentState::for_deployment(dep);
     let mut sink = crate::series_sink(dep, &mut st, period);
-    let mut labels = HashMap::new();
+    let mut labels = crate::db::IntMap::default();
     let mut rng = Rng::new(im.seed);
     let mut read_path = Path::new(&mut st, dep, input, CHUNK, true, &mut labels);
     let mut write_paths = [

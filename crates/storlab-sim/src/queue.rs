@@ -77,4 +77,42 @@ mod tests {
         assert_eq!(order, vec![(1.0, (5, 0)), (2.0, (0, 1)), (3.0, (1, 1))]);
         assert!(q.is_empty());
     }
+
+    // Any mix of pushes, pops and top replacements pops what a sorted list
+    // of the same events would: earliest time first, ties by key.
+    #[test]
+    fn pops_in_the_order_a_sorted_list_gives() {
+        let mut q = EventQueue::with_capacity(0);
+        let mut model: Vec<(u64, u32)> = Vec::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for step in 0..20_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let t = (x % 64) as f64 * 0.25; // many equal times
+            match x % 5 {
+                0 | 1 | 2 => {
+                    q.push(Secs(t), step % 97);
+                    model.push((t.to_bits(), step % 97));
+                }
+                3 => {
+                    model.sort();
+                    let want = (!model.is_empty()).then(|| model.remove(0));
+                    assert_eq!(q.pop().map(|(s, k)| (s.0.to_bits(), k)), want);
+                }
+                _ => {
+                    model.sort();
+                    if !model.is_empty() {
+                        model.remove(0);
+                    }
+                    model.push((t.to_bits(), step % 97));
+                    q.replace_top(Secs(t), step % 97);
+                }
+            }
+            assert_eq!(q.len(), model.len());
+        }
+        model.sort();
+        let rest: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop().map(|(s, k)| (s.0.to_bits(), k))).collect();
+        assert_eq!(rest, model);
+    }
 }

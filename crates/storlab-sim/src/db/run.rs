@@ -83,6 +83,9 @@ struct Setup<'a> {
     dblwr_block_pages: f64,
     /// The engine's longest single log write, bytes (`iorules`).
     max_log_write: f64,
+    /// `usl_compute` at 0, 1, … `n` users in a transaction: read at every
+    /// transaction's start, computed once.
+    usl_table: Vec<f64>,
 }
 
 impl Setup<'_> {
@@ -91,7 +94,11 @@ impl Setup<'_> {
     /// A scenario's α and β override the profile's penalty (they are the
     /// host's own); otherwise the profile's recorded penalty (or its USL
     /// where it has none), carried to the host's vCPUs (`core_factor`).
-    fn usl_at(&self, a: f64) -> f64 {
+    fn usl_at(&self, a: usize) -> f64 {
+        self.usl_table.get(a).copied().unwrap_or_else(|| self.usl_compute(a as f64))
+    }
+
+    fn usl_compute(&self, a: f64) -> f64 {
         match self.p.usl {
             Some((alpha, beta)) => 1.0 + alpha * (a - 1.0).max(0.0) + beta * a * (a - 1.0).max(0.0),
             None => self.profile.penalty_factor(a) * self.profile.core_factor(a, self.vcpus as f64),
@@ -131,7 +138,7 @@ pub(super) struct DbRun<'a> {
     win: Window,
     st: DeploymentState,
     sink: series::SeriesSink,
-    labels: HashMap<PacerId, Resource>,
+    labels: IntMap<PacerId, Resource>,
     rng: Rng,
     heap: EventQueue<u32>,
     vus: Vec<Vu>,
@@ -163,7 +170,7 @@ pub(super) struct DbRun<'a> {
     bg: Path,
     // Group commit: the commits waiting for the next flush, and those the
     // flush in progress serves (VU, WAL bytes).
-    log_paths: HashMap<u64, Path>,
+    log_paths: IntMap<u64, Path>,
     waiting: Vec<(usize, f64)>,
     flushing: Vec<usize>,
     flush_busy: bool,
@@ -184,9 +191,9 @@ pub(super) struct DbRun<'a> {
     owed_ops: f64,
     owed_pages: f64,
     owed_evictions: f64,
-    ckpt_paths: HashMap<u64, Path>,
+    ckpt_paths: IntMap<u64, Path>,
     dblwr_owed: f64,
-    dblwr_paths: HashMap<u64, Path>,
+    dblwr_paths: IntMap<u64, Path>,
     window_open: bool,
     times: Times,
     txn_periods: Vec<f64>,
@@ -274,7 +281,7 @@ impl<'a> DbRun<'a> {
     pub(super) fn new(dep: &'a Deployment, profile: &'a Profile, p: &'a DbParams, lats: &'a [Latencies]) -> DbRun<'a> {
         let mut st = DeploymentState::for_deployment(dep);
         let sink = crate::series_sink(dep, &mut st, p.period_s);
-        let mut labels = HashMap::new();
+        let mut labels = IntMap::default();
         let data = pool_for(dep, Role::Data, 0);
         let log = pool_for(dep, Role::Log, data);
         let durable = |pool: usize| Latencies { read: lats[pool].read.clone(), write: lats[pool].flush.clone().unwrap_or_else(|| lats[pool].write.clone()), hit: None, flush: None };
@@ -334,7 +341,10 @@ impl<'a> DbRun<'a> {
             dblwr_block_pages: (DOUBLEWRITE_BLOCK_BYTES / page).floor().max(1.0),
             wp,
             max_log_write: rules.max_log_write,
+            usl_table: Vec::new(),
         };
+        let mut s = s;
+        s.usl_table = (0..=n).map(|a| s.usl_compute(a as f64)).collect();
         let win = Window { w0: p.rampup_s, w1: p.rampup_s + p.duration_s };
         // Events are the user (its index), or FLUSH, FLUSH_CPU, WRITEBACK, BINLOG.
         let mut heap: EventQueue<u32> = EventQueue::with_capacity(p.vus as usize + 4);
@@ -383,7 +393,7 @@ impl<'a> DbRun<'a> {
             }),
             throttled_s: 0.0,
             credit_periods: Vec::new(),
-            row_locks: HashMap::new(),
+            row_locks: IntMap::default(),
             wanted: vec![Vec::new(); n],
             held: vec![0; n],
             lock_since: vec![0.0; n],
@@ -392,7 +402,7 @@ impl<'a> DbRun<'a> {
             pool_ios: vec![PoolIo::default(); dep.pools.len()],
             reads,
             bg,
-            log_paths: HashMap::new(),
+            log_paths: IntMap::default(),
             waiting: Vec::new(),
             flushing: Vec::new(),
             flush_busy: false,
@@ -410,9 +420,9 @@ impl<'a> DbRun<'a> {
             owed_ops: 0.0,
             owed_pages: 0.0,
             owed_evictions: 0.0,
-            ckpt_paths: HashMap::new(),
+            ckpt_paths: IntMap::default(),
             dblwr_owed: 0.0,
-            dblwr_paths: HashMap::new(),
+            dblwr_paths: IntMap::default(),
             window_open: false,
             times: Times::default(),
             txn_periods: Vec::new(),
@@ -600,7 +610,7 @@ impl<'a> DbRun<'a> {
         let vu = self.vus[v];
         if take_cpu {
             let tp = &self.s.profile.transactions[vu.txn];
-            let usl = self.s.usl_at(self.active as f64);
+            let usl = self.s.usl_at(self.active);
             if inw {
                 self.usl_sum += usl;
                 self.usl_n += 1;
@@ -925,7 +935,7 @@ impl<'a> DbRun<'a> {
         let all = q + c + r + cm + th + out + lk;
         let pct = |x: f64| 100.0 * x / all.max(1e-12);
         let ms = |s: f64| if s >= 1e-3 { format!("{:.2} ms", s * 1e3) } else { format!("{:.0} µs", s * 1e6) };
-        let usl = if self.usl_n > 0 { self.usl_sum / self.usl_n as f64 } else { s.usl_at(n as f64) };
+        let usl = if self.usl_n > 0 { self.usl_sum / self.usl_n as f64 } else { s.usl_at(n) };
         let cores = profile.core_factor(n as f64, vcpus as f64);
         let usl_note = match (usl > 1.05, s.p.usl.is_none() && (cores - 1.0).abs() >= 0.05) {
             (true, true) => format!(", concurrency penalty ×{usl:.2} at {n} users (×{cores:.2} of it from the host's cores)"),
