@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(STAMPS)/deps: $(BIN)/python pyproject.toml Makefile
-	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12" "rich>=13" "pytest>=8" "pytest-xdist>=3.2" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40" "ray>=2.9"
+	$(BIN)/pip install --quiet "maturin>=1.5,<2" "typer>=0.12,<0.29" "rich>=13" "pytest>=8" "pytest-xdist>=3.2" "hypothesis>=6" "jsonschema>=4" "mypy>=1.10" "plotly>=5" "playwright>=1.40" "ray>=2.9"
 	@mkdir -p $(STAMPS) && touch $@
 
 # The module is built with the Rust tests' profile (`tests` in Cargo.toml:
